@@ -1,0 +1,100 @@
+"""Headless command line: `llm-scout <command>`.
+
+The contract other tools rely on: every command prints a human table by default and exactly one
+JSON document with ``--json``; errors go to stderr as one sentence, with exit code 2 for usage
+errors and 1 for failures. Commands live in ``desktop/commands/`` (one module each, each with a
+``register(subparsers)`` function); this module only wires them and handles errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from desktop import __version__
+from desktop.core.errors import ScoutError
+
+# Command modules, in the order `--help` lists them.
+COMMAND_MODULES = (
+    "hw",
+    "catalog",
+    "fit",
+    "run",
+    "bench",
+    "download",
+    "library",
+)
+
+WORKER_FLAG = "--engine-worker"
+
+
+class CliUsageError(ScoutError):
+    """Bad arguments found after parsing (exit code 2)."""
+
+    kind = "usage"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="llm-scout",
+        description="Which local LLM should I run here, and how does it really behave?",
+    )
+    parser.add_argument("--version", action="version", version=f"llm-scout {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"desktop.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"desktop.commands.{name}":
+                continue  # command not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def _default_command() -> list[str]:
+    """A bare `llm-scout`: the window when a display is there and the GUI exists, else `hw`."""
+    return ["hw"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == [WORKER_FLAG]:
+        # A frozen build has no `python -m`: the executable itself becomes the engine worker.
+        worker = importlib.import_module("desktop.core.engine.worker")
+        return int(worker.main(args_list[1:]))
+    if not args_list:
+        args_list = _default_command()
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    logging.basicConfig(
+        level=logging.DEBUG
+        if args.verbose or os.environ.get("LLM_SCOUT_DEBUG")
+        else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(handler(args))
+    except CliUsageError as exc:
+        sys.stderr.write(f"llm-scout: {exc}\n")
+        return 2
+    except ScoutError as exc:
+        sys.stderr.write(f"llm-scout: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("llm-scout: interrupted.\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

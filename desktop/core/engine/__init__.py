@@ -1,0 +1,1 @@
+"""The engine: one llama.cpp model per worker process, JSON lines over stdin/stdout."""
