@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Sequence
 
 from desktop import __version__
 from desktop.core.errors import ScoutError
+from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
 COMMAND_MODULES = (
@@ -72,13 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list = _default_command()
     parser = build_parser()
     args = parser.parse_args(args_list)
-    logging.basicConfig(
-        level=logging.DEBUG
-        if args.verbose or os.environ.get("LLM_SCOUT_DEBUG")
-        else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    setup_logging(verbose=bool(args.verbose or os.environ.get("LLM_SCOUT_DEBUG")))
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
