@@ -85,6 +85,11 @@ class GenerationMetrics:
     t_last: float | None
 
     @property
+    def live_series(self) -> tuple[float, ...]:
+        """Same as ``per_second`` (the name the engine brief uses)."""
+        return self.per_second
+
+    @property
     def generation_s(self) -> float | None:
         """Seconds from the first to the last token received."""
         if self.t_first is None or self.t_last is None:

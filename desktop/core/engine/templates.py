@@ -1,0 +1,605 @@
+"""Chat templates: which one a model gets, and rendering it safely.
+
+Choice, in order: a user override (a name from :data:`NAMED_TEMPLATES` or a Jinja string), the
+template embedded in the GGUF (``tokenizer.chat_template``), a template picked by architecture and
+family (real files ship without one: the Gemma 3 270M demo file has none, and llama-cpp-python
+then falls back to a llama-2 prompt the model does not understand), else ChatML.
+
+Rendering mirrors llama-cpp-python's ``Jinja2ChatFormatter`` (itself aligned with transformers):
+an immutable sandbox with ``trim_blocks``/``lstrip_blocks``, the ``loopcontrols`` extension, a
+pass-through ``{% generation %}`` tag, ``tojson`` without ASCII escaping, and the ``messages``,
+``bos_token``, ``eos_token``, ``add_generation_prompt``, ``raise_exception`` and ``strftime_now``
+variables. One difference on purpose: touching an unsafe attribute (``''.__class__``) is an
+error here, where plain jinja2 would quietly print nothing.
+
+The named templates are copies of the real ones (sources next to each); ``plain`` is ours, for
+base models without any chat format.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, Literal
+
+import jinja2
+import jinja2.ext
+import jinja2.parser
+import jinja2.sandbox
+from jinja2 import nodes
+from jinja2.exceptions import SecurityError
+
+from desktop.core.errors import EngineError
+
+__all__ = [
+    "NAMED_TEMPLATES",
+    "TEMPLATE_ALIASES",
+    "ChatTemplate",
+    "TemplateError",
+    "choose_template",
+    "family_template_name",
+    "merge_system_into_user",
+    "render_chat",
+    "special_token_texts",
+    "stop_strings",
+    "supports_system_role",
+    "template_names",
+]
+
+log = logging.getLogger(__name__)
+
+TemplateSource = Literal["embedded", "family", "named", "jinja"]
+
+
+class TemplateError(EngineError):
+    """A chat template could not be chosen, compiled or rendered."""
+
+    kind = "engine.template"
+
+
+@dataclass(frozen=True)
+class ChatTemplate:
+    """A Jinja chat template and where it came from (``name`` is ``embedded``/``custom`` or a
+    key of :data:`NAMED_TEMPLATES`)."""
+
+    name: str
+    source: TemplateSource
+    text: str
+
+
+# ChatML as Qwen and SmolLM use it (the common transformers ChatML template, no default system).
+_CHATML = (
+    "{% for message in messages %}"
+    "{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+# meta-llama/Llama-2-7b-chat-hf tokenizer_config.json.
+_LLAMA2 = (
+    "{% if messages[0]['role'] == 'system' %}{% set loop_messages = messages[1:] %}"
+    "{% set system_message = messages[0]['content'] %}{% else %}"
+    "{% set loop_messages = messages %}{% set system_message = false %}{% endif %}"
+    "{% for message in loop_messages %}"
+    "{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}"
+    "{% endif %}"
+    "{% if loop.index0 == 0 and system_message != false %}"
+    "{% set content = '<<SYS>>\\n' + system_message + '\\n<</SYS>>\\n\\n' + message['content'] %}"
+    "{% else %}{% set content = message['content'] %}{% endif %}"
+    "{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + content.strip() + ' [/INST]' }}"
+    "{% elif message['role'] == 'assistant' %}{{ ' '  + content.strip() + ' ' + eos_token }}"
+    "{% endif %}{% endfor %}"
+)
+
+# meta-llama/Meta-Llama-3-8B-Instruct tokenizer_config.json.
+_LLAMA3 = (
+    "{% set loop_messages = messages %}{% for message in loop_messages %}"
+    "{% set content = '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'"
+    "+ message['content'] | trim + '<|eot_id|>' %}"
+    "{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% endif %}"
+    "{{ content }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}"
+    "{% endif %}"
+)
+
+# google/gemma-3-*-it tokenizer_config.json (Gemma 1/2 use the same turns; this one also folds a
+# system message into the first user turn).
+_GEMMA = r"""{{ bos_token }}
+{%- if messages[0]['role'] == 'system' -%}
+    {%- if messages[0]['content'] is string -%}
+        {%- set first_user_prefix = messages[0]['content'] + '\n\n' -%}
+    {%- else -%}
+        {%- set first_user_prefix = messages[0]['content'][0]['text'] + '\n\n' -%}
+    {%- endif -%}
+    {%- set loop_messages = messages[1:] -%}
+{%- else -%}
+    {%- set first_user_prefix = "" -%}
+    {%- set loop_messages = messages -%}
+{%- endif -%}
+{%- for message in loop_messages -%}
+    {%- if (message['role'] == 'user') != (loop.index0 % 2 == 0) -%}
+        {{ raise_exception("Conversation roles must alternate user/assistant/user/assistant/...") }}
+    {%- endif -%}
+    {%- if (message['role'] == 'assistant') -%}
+        {%- set role = "model" -%}
+    {%- else -%}
+        {%- set role = message['role'] -%}
+    {%- endif -%}
+    {{ '<start_of_turn>' + role + '\n' + (first_user_prefix if loop.first else "") }}
+    {%- if message['content'] is string -%}
+        {{ message['content'] | trim }}
+    {%- elif message['content'] is iterable -%}
+        {%- for item in message['content'] -%}
+            {%- if item['type'] == 'image' -%}
+                {{ '<start_of_image>' }}
+            {%- elif item['type'] == 'text' -%}
+                {{ item['text'] | trim }}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- else -%}
+        {{ raise_exception("Invalid content type") }}
+    {%- endif -%}
+    {{ '<end_of_turn>\n' }}
+{%- endfor -%}
+{%- if add_generation_prompt -%}
+    {{'<start_of_turn>model\n'}}
+{%- endif -%}
+"""
+
+# microsoft/Phi-3-mini-4k-instruct tokenizer_config.json.
+_PHI3 = (
+    "{% for message in messages %}"
+    "{% if message['role'] == 'system' %}{{'<|system|>\n' + message['content'] + '<|end|>\n'}}"
+    "{% elif message['role'] == 'user' %}{{'<|user|>\n' + message['content'] + '<|end|>\n'}}"
+    "{% elif message['role'] == 'assistant' %}"
+    "{{'<|assistant|>\n' + message['content'] + '<|end|>\n'}}"
+    "{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|assistant|>\n' }}{% else %}{{ eos_token }}{% endif %}"
+)
+
+# deepseek-ai/DeepSeek-R1-Distill-Qwen-32B (ggml-org/llama.cpp models/templates).
+_DEEPSEEK = r"""{% if not add_generation_prompt is defined -%}
+  {%- set add_generation_prompt = false -%}
+{%- endif -%}
+{%- set ns = namespace(is_first=false, is_tool=false, is_output_first=true, system_prompt='') -%}
+{%- for message in messages -%}
+  {%- if message['role'] == 'system' -%}
+    {%- set ns.system_prompt = message['content'] -%}
+  {%- endif -%}
+{%- endfor -%}{{bos_token}}{{ns.system_prompt}}
+{%- for message in messages -%}
+  {%- if message['role'] == 'user' -%}
+    {%- set ns.is_tool = false -%}{{'<｜User｜>' + message['content']}}
+  {%- endif -%}
+  {%- if message['role'] == 'assistant' and message['tool_calls'] -%}
+    {%- set ns.is_tool = false -%}
+    {%- for tool in message['tool_calls']-%}
+      {%- if not ns.is_first -%}
+        {{'<｜Assistant｜><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>' + tool['function']['name'] + '\n' + '```json' + '\n' + tool['function']['arguments'] + '\n' + '```' + '<｜tool▁call▁end｜>'}}
+        {%- set ns.is_first = true -%}
+      {%- else -%}
+        {{'\n' + '<｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>' + tool['function']['name'] + '\n' + '```json' + '\n' + tool['function']['arguments'] + '\n' + '```' + '<｜tool▁call▁end｜>'}}
+      {%- endif -%}
+    {%- endfor -%}
+    {{'<｜tool▁calls▁end｜><｜end▁of▁sentence｜>'}}
+  {%- endif -%}
+  {%- if message['role'] == 'assistant' and message['content'] is not none -%}
+    {%- if ns.is_tool -%}{{'<｜tool▁outputs▁end｜>' + message['content'] + '<｜end▁of▁sentence｜>'}}
+      {%- set ns.is_tool = false -%}
+    {%- else -%}
+      {%- set content = message['content'] -%}
+      {%- if '</think>' in content -%}
+        {%- set content = content.split('</think>')[-1] -%}
+      {%- endif -%}{{'<｜Assistant｜>' + content + '<｜end▁of▁sentence｜>'}}
+    {%- endif -%}
+  {%- endif -%}
+  {%- if message['role'] == 'tool' -%}
+    {%- set ns.is_tool = true -%}
+    {%- if ns.is_output_first -%}{{'<｜tool▁outputs▁begin｜><｜tool▁output▁begin｜>' + message['content'] + '<｜tool▁output▁end｜>'}}
+      {%- set ns.is_output_first = false -%}
+      {%- else -%}{{'\n<｜tool▁output▁begin｜>' + message['content'] + '<｜tool▁output▁end｜>'}}
+    {%- endif -%}
+  {%- endif -%}
+{%- endfor -%}
+{%- if ns.is_tool -%}{{'<｜tool▁outputs▁end｜>'}}
+{%- endif -%}
+{%- if add_generation_prompt and not ns.is_tool -%}{{'<｜Assistant｜><think>\n'}}
+{%- endif %}"""  # noqa: E501
+
+# mistralai/Mistral-7B-Instruct-v0.1/v0.2 (llama-cpp-python MISTRAL_INSTRUCT_CHAT_TEMPLATE).
+_MISTRAL = (
+    "{{ bos_token }}{% for message in messages %}"
+    "{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+    "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}"
+    "{% endif %}"
+    "{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}"
+    "{% elif message['role'] == 'assistant' %}{{ message['content'] + eos_token + ' ' }}"
+    "{% else %}{{ raise_exception('Only user and assistant roles are supported!') }}"
+    "{% endif %}{% endfor %}"
+)
+
+# HuggingFaceH4/zephyr-7b-beta tokenizer_config.json (also TinyLlama-1.1B-Chat).
+_ZEPHYR = (
+    "{% for message in messages %}\n"
+    "{% if message['role'] == 'user' %}\n"
+    "{{ '<|user|>\n' + message['content'] + eos_token }}\n"
+    "{% elif message['role'] == 'system' %}\n"
+    "{{ '<|system|>\n' + message['content'] + eos_token }}\n"
+    "{% elif message['role'] == 'assistant' %}\n"
+    "{{ '<|assistant|>\n'  + message['content'] + eos_token }}\n"
+    "{% endif %}\n"
+    "{% if loop.last and add_generation_prompt %}\n"
+    "{{ '<|assistant|>' }}\n"
+    "{% endif %}\n"
+    "{% endfor %}"
+)
+
+# Ours: a transcript for base models that know no chat format.
+_PLAIN = (
+    "{{ bos_token }}{% for message in messages %}"
+    "{% if message['role'] == 'system' %}{{ message['content'] + '\n\n' }}"
+    "{% elif message['role'] == 'user' %}{{ 'User: ' + message['content'] + '\n' }}"
+    "{% else %}{{ 'Assistant: ' + message['content'] + '\n' }}{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}{{ 'Assistant:' }}{% endif %}"
+)
+
+NAMED_TEMPLATES: Mapping[str, str] = {
+    "chatml": _CHATML,
+    "deepseek": _DEEPSEEK,
+    "gemma": _GEMMA,
+    "llama2": _LLAMA2,
+    "llama3": _LLAMA3,
+    "mistral": _MISTRAL,
+    "phi3": _PHI3,
+    "plain": _PLAIN,
+    "zephyr": _ZEPHYR,
+}
+
+# Other spellings accepted for an override (case-insensitive).
+TEMPLATE_ALIASES: Mapping[str, str] = {
+    "qwen": "chatml",
+    "qwen2": "chatml",
+    "qwen3": "chatml",
+    "smollm": "chatml",
+    "gemma2": "gemma",
+    "gemma3": "gemma",
+    "llama-2": "llama2",
+    "llama-3": "llama3",
+    "phi": "phi3",
+    "phi-3": "phi3",
+    "deepseek-r1": "deepseek",
+    "tinyllama": "zephyr",
+    "raw": "plain",
+}
+
+# Stop strings by marker found in a template's text: a safety net next to the model's own
+# end-of-generation tokens (llama.cpp stops on those by itself).
+_STOP_MARKERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("<end_of_turn>", ("<end_of_turn>",)),
+    ("<|im_end|>", ("<|im_end|>",)),
+    ("<|eot_id|>", ("<|eot_id|>",)),
+    ("<|end|>", ("<|end|>", "<|endoftext|>")),
+    ("<｜end▁of▁sentence｜>", ("<｜end▁of▁sentence｜>",)),
+    ("[INST]", ("[INST]",)),
+    ("<|user|>", ("<|user|>",)),
+)
+_NAMED_STOPS: Mapping[str, tuple[str, ...]] = {"plain": ("\nUser:",)}
+
+_GEMMA_ARCHS = frozenset({"gemma", "gemma2", "gemma3", "gemma3n", "gemma-embedding"})
+_CHATML_ARCHS = frozenset(
+    {"qwen", "qwen2", "qwen2moe", "qwen2vl", "qwen3", "qwen3moe", "smollm3", "starcoder2"}
+)
+_DEEPSEEK_ARCHS = frozenset({"deepseek", "deepseek2"})
+_LLAMA3_MIN_VOCAB = 128_000
+
+
+def template_names() -> list[str]:
+    """Names accepted as an override, sorted (aliases not included)."""
+    return sorted(NAMED_TEMPLATES)
+
+
+def _vocab_size(metadata: Mapping[str, Any], architecture: str) -> int | None:
+    declared = metadata.get(f"{architecture}.vocab_size")
+    if isinstance(declared, int):
+        return declared
+    tokens = metadata.get("tokenizer.ggml.tokens")
+    if isinstance(tokens, int):
+        return tokens
+    if isinstance(tokens, Sequence) and not isinstance(tokens, str):
+        return len(tokens)
+    length = getattr(tokens, "length", None)  # a summary of a long array (desktop.core.gguf)
+    return length if isinstance(length, int) else None
+
+
+def _name_hint(metadata: Mapping[str, Any]) -> str | None:
+    words = " ".join(
+        str(metadata.get(key) or "")
+        for key in ("general.name", "general.basename", "general.finetune")
+    ).lower()
+    if "deepseek" in words and ("r1" in words or "distill" in words):
+        return "deepseek"
+    if "mistral" in words or "mixtral" in words:
+        return "mistral"
+    if "zephyr" in words or "tinyllama" in words:
+        return "zephyr"
+    if "smollm" in words or "qwen" in words:
+        return "chatml"
+    return None
+
+
+def family_template_name(metadata: Mapping[str, Any], architecture: str) -> str:
+    """The named template for a file without an embedded one, from its architecture and family.
+
+    The architecture decides where it is unambiguous (gemma*, phi3, qwen*, deepseek*); names
+    (``general.name``/``basename``/``finetune``) and the tokenizer refine it: a ``llama`` file is
+    Llama 3 when its pre-tokenizer is ``llama-bpe`` or its vocabulary has >= 128,000 entries,
+    else Llama 2, unless its name says Mistral, Zephyr/TinyLlama, SmolLM or a DeepSeek R1
+    distill. Anything else gets ChatML.
+    """
+    arch = architecture.lower()
+    pre = str(metadata.get("tokenizer.ggml.pre") or "").lower()
+    if arch in _GEMMA_ARCHS:
+        return "gemma"
+    if arch == "phi3":
+        return "phi3"
+    if pre.startswith("deepseek-r1") or arch in _DEEPSEEK_ARCHS:
+        return "deepseek"
+    if arch.startswith("mistral"):
+        return "mistral"
+    hint = _name_hint(metadata)
+    if hint is not None:
+        return hint
+    if pre == "smollm":
+        return "chatml"
+    if arch in _CHATML_ARCHS:
+        return "chatml"
+    if arch == "llama":
+        vocab = _vocab_size(metadata, arch)
+        if pre == "llama-bpe" or (vocab is not None and vocab >= _LLAMA3_MIN_VOCAB):
+            return "llama3"
+        return "llama2"
+    return "chatml"
+
+
+def _looks_like_jinja(text: str) -> bool:
+    return "{%" in text or "{{" in text
+
+
+def choose_template(
+    metadata: Mapping[str, Any], architecture: str, override: str | None = None
+) -> ChatTemplate:
+    """The template a model gets: override, else embedded, else by family (see module doc).
+
+    ``override`` is a key of :data:`NAMED_TEMPLATES` (or an alias) or a Jinja string; a Jinja
+    string is compiled here so a syntax error surfaces before the model loads.
+    """
+    if override is not None and override.strip():
+        if _looks_like_jinja(override):
+            _compile(override)
+            return ChatTemplate("custom", "jinja", override)
+        key = override.strip().lower()
+        key = TEMPLATE_ALIASES.get(key, key)
+        if key not in NAMED_TEMPLATES:
+            raise TemplateError(
+                f"There is no chat template named '{override.strip()}'; "
+                f"choose one of {', '.join(template_names())} or give a Jinja template."
+            )
+        return ChatTemplate(key, "named", NAMED_TEMPLATES[key])
+    embedded = metadata.get("tokenizer.chat_template")
+    if isinstance(embedded, bytes):
+        embedded = embedded.decode("utf-8", errors="replace")
+    if isinstance(embedded, str) and embedded.strip():
+        return ChatTemplate("embedded", "embedded", embedded)
+    name = family_template_name(metadata, architecture)
+    log.info("no embedded chat template; using the %s template for %s", name, architecture)
+    return ChatTemplate(name, "family", NAMED_TEMPLATES[name])
+
+
+def special_token_texts(metadata: Mapping[str, Any]) -> tuple[str, str]:
+    """The BOS and EOS token texts from GGUF metadata (``""`` where the file does not say).
+
+    The worker can ask llama.cpp instead (``token_get_text``); this is for callers that only
+    have the header, and needs the full ``tokenizer.ggml.tokens`` list.
+    """
+    tokens = metadata.get("tokenizer.ggml.tokens")
+    if not isinstance(tokens, Sequence) or isinstance(tokens, str):
+        return "", ""
+
+    def text(key: str) -> str:
+        index = metadata.get(key)
+        if isinstance(index, int) and 0 <= index < len(tokens):
+            value = tokens[index]
+            return value if isinstance(value, str) else str(value)
+        return ""
+
+    return text("tokenizer.ggml.bos_token_id"), text("tokenizer.ggml.eos_token_id")
+
+
+class _IgnoreGenerationTags(jinja2.ext.Extension):
+    """Pass-through for transformers' ``{% generation %}`` tag (as llama-cpp-python does)."""
+
+    tags = {"generation"}  # noqa: RUF012 - jinja2's own class attribute
+
+    def parse(self, parser: jinja2.parser.Parser) -> list[nodes.Node]:
+        parser.stream.skip(1)
+        return parser.parse_statements(("name:endgeneration",), drop_needle=True)
+
+
+class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    """The immutable sandbox, failing loudly on unsafe attributes instead of printing nothing."""
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+        raise SecurityError(
+            f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe"
+        )
+
+
+def _tojson(
+    value: Any,
+    ensure_ascii: bool = False,
+    indent: int | None = None,
+    separators: tuple[str, str] | None = None,
+    sort_keys: bool = False,
+) -> str:
+    return json.dumps(
+        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+
+
+def _strftime_now(fmt: str) -> str:
+    return datetime.now().strftime(fmt)
+
+
+class _RaisedByTemplate(Exception):
+    """``raise_exception(message)`` called by a template."""
+
+
+def _raise_exception(message: str) -> None:
+    raise _RaisedByTemplate(message)
+
+
+@lru_cache(maxsize=1)
+def _environment() -> _Sandbox:
+    env = _Sandbox(
+        loader=jinja2.BaseLoader(),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[_IgnoreGenerationTags, jinja2.ext.loopcontrols],
+    )
+    env.filters["tojson"] = _tojson
+    return env
+
+
+def _sentence(prefix: str, detail: str) -> str:
+    """One plain sentence: ``prefix: detail.`` on a single line, ending in one full stop."""
+    text = f"{prefix}: {' '.join(str(detail).split()) or 'unknown error'}"
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+@lru_cache(maxsize=64)
+def _compile(text: str) -> jinja2.Template:
+    try:
+        return _environment().from_string(text)
+    except jinja2.TemplateSyntaxError as exc:
+        detail = f"{exc.message or 'syntax error'} (line {exc.lineno})"
+        raise TemplateError(_sentence("The chat template is not valid Jinja", detail)) from None
+
+
+def _render(
+    compiled: jinja2.Template,
+    messages: list[dict[str, Any]],
+    *,
+    bos_token: str,
+    eos_token: str,
+    add_generation_prompt: bool,
+    extra: Mapping[str, Any],
+) -> str:
+    context = dict(extra)
+    context.update(
+        messages=messages,
+        bos_token=bos_token,
+        eos_token=eos_token,
+        add_generation_prompt=add_generation_prompt,
+        raise_exception=_raise_exception,
+        strftime_now=_strftime_now,
+    )
+    return compiled.render(**context)
+
+
+_SYSTEM_PROBE = "scout-system-probe-7f3a"
+
+
+@lru_cache(maxsize=64)
+def _supports_system_role(text: str) -> bool:
+    probe = [{"role": "system", "content": _SYSTEM_PROBE}, {"role": "user", "content": "hi"}]
+    try:
+        rendered = _render(
+            _compile(text),
+            probe,
+            bos_token="",
+            eos_token="",
+            add_generation_prompt=True,
+            extra={},
+        )
+    except Exception:
+        return False
+    return _SYSTEM_PROBE in rendered
+
+
+def supports_system_role(template: ChatTemplate) -> bool:
+    """Whether the template renders a system message (probed once per template text)."""
+    return _supports_system_role(template.text)
+
+
+def merge_system_into_user(messages: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+    """Fold system messages into the first user turn, as Gemma 3's own template does.
+
+    System texts are joined with a blank line and put before the first user message, separated
+    by a blank line; without a user message they become one.
+    """
+    system = [m.get("content", "") for m in messages if m.get("role") == "system"]
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if not system:
+        return rest
+    prefix = "\n\n".join(system)
+    for message in rest:
+        if message.get("role") == "user":
+            message["content"] = f"{prefix}\n\n{message.get('content', '')}"
+            return rest
+    return [{"role": "user", "content": prefix}, *rest]
+
+
+def render_chat(
+    template: ChatTemplate,
+    messages: Sequence[Mapping[str, str]],
+    *,
+    bos_token: str = "",
+    eos_token: str = "",
+    add_generation_prompt: bool = True,
+    extra_context: Mapping[str, Any] | None = None,
+) -> str:
+    """Render ``messages`` (``role``/``content`` mappings) to the prompt text.
+
+    A system message on a template without a system role is merged into the first user turn
+    (see :func:`merge_system_into_user`). The text holds ``bos_token`` wherever the template
+    writes it, as llama-cpp-python's formatter does: tokenize it with ``special=True`` and
+    without adding another BOS when it already starts with one. Any failure, including
+    ``raise_exception`` in the template and blocked unsafe access, raises :class:`TemplateError`.
+    """
+    compiled = _compile(template.text)
+    prepared: list[dict[str, Any]] = [dict(m) for m in messages]
+    if any(m.get("role") == "system" for m in prepared) and not supports_system_role(template):
+        prepared = [dict(m) for m in merge_system_into_user(messages)]
+    try:
+        return _render(
+            compiled,
+            prepared,
+            bos_token=bos_token,
+            eos_token=eos_token,
+            add_generation_prompt=add_generation_prompt,
+            extra=extra_context or {},
+        )
+    except _RaisedByTemplate as exc:
+        raise TemplateError(_sentence("The chat template refused the messages", str(exc))) from None
+    except SecurityError as exc:
+        raise TemplateError(_sentence("The sandbox stopped the chat template", str(exc))) from None
+    except Exception as exc:  # a user's template can fail in any way; none may escape raw
+        log.debug("chat template %s failed", template.name, exc_info=True)
+        detail = f"{type(exc).__name__}: {exc}"
+        raise TemplateError(_sentence("The chat template failed to render", detail)) from None
+
+
+def stop_strings(template: ChatTemplate) -> tuple[str, ...]:
+    """Strings that end the assistant's turn for this template (e.g. ``<end_of_turn>``)."""
+    found: list[str] = []
+    for marker, stops in _STOP_MARKERS:
+        if marker in template.text:
+            found.extend(s for s in stops if s not in found)
+    if template.source in ("named", "family"):
+        found.extend(s for s in _NAMED_STOPS.get(template.name, ()) if s not in found)
+    return tuple(found)
