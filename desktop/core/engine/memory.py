@@ -1,0 +1,217 @@
+"""Memory of one worker process, read from outside it.
+
+RSS comes from psutil. On NVIDIA the worker's own VRAM comes from NVML's per-process accounting
+(the sum of ``usedGpuMemory`` over the devices whose compute or graphics process list holds the
+pid), next to each device's used/total memory and utilisation. ``pynvml`` is imported lazily and
+only once; where it is missing or NVML does not start (no driver, Jetson, macOS) the GPU fields
+are None and nothing fails.
+
+:class:`MemorySampler` runs a thread that reads at 4-10 Hz and hands every
+:class:`ProcessMemory` to a callback; :meth:`MemorySampler.sample_now` takes an extra reading at
+an instant that matters (load finished, first token).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.core.engine.metrics import MemorySample
+
+log = logging.getLogger(__name__)
+
+MIN_HZ = 4.0
+_PROCESS_LISTERS = (
+    "nvmlDeviceGetComputeRunningProcesses",
+    "nvmlDeviceGetGraphicsRunningProcesses",
+)
+MAX_HZ = 10.0
+
+
+@dataclass(frozen=True)
+class ProcessMemory:
+    """One reading. ``t`` is ``time.perf_counter()``; GPU fields are None without NVML."""
+
+    t: float
+    pid: int
+    rss_bytes: int
+    vram_bytes: int | None = None
+    gpu_used_bytes: int | None = None
+    gpu_total_bytes: int | None = None
+    gpu_util_pct: float | None = None
+
+    def as_sample(self) -> MemorySample:
+        """The reading as the metrics module counts it."""
+        return MemorySample(t=self.t, rss_bytes=self.rss_bytes, vram_bytes=self.vram_bytes)
+
+
+@dataclass(frozen=True)
+class GpuReading:
+    process_bytes: int | None
+    used_bytes: int
+    total_bytes: int
+    util_pct: float | None
+
+
+class NvmlReader:
+    """Per-process VRAM through NVML. ``nvml`` is the pynvml module (tests pass their own)."""
+
+    def __init__(self, nvml: Any | None = None) -> None:
+        self._nvml = nvml
+        self._handles: list[Any] | None = None
+        self._failed = False
+        self._lock = threading.Lock()
+
+    def _start(self) -> list[Any] | None:
+        if self._handles is not None or self._failed:
+            return self._handles
+        try:
+            if self._nvml is None:
+                import pynvml
+
+                self._nvml = pynvml
+            self._nvml.nvmlInit()
+            count = int(self._nvml.nvmlDeviceGetCount())
+            self._handles = [self._nvml.nvmlDeviceGetHandleByIndex(i) for i in range(count)]
+        except Exception as exc:  # ImportError, NVMLError_LibraryNotFound, driver errors
+            log.debug("NVML is not available: %s", exc)
+            self._failed = True
+            self._handles = None
+        return self._handles
+
+    @property
+    def available(self) -> bool:
+        with self._lock:
+            return bool(self._start())
+
+    def read(self, pid: int) -> GpuReading | None:
+        """The pid's VRAM summed over devices, and totals over all devices; None without NVML."""
+        with self._lock:
+            handles = self._start()
+            if not handles:
+                return None
+            nvml: Any = self._nvml
+            process_bytes: int | None = None
+            used = total = 0
+            utils: list[float] = []
+            for handle in handles:
+                try:
+                    info = nvml.nvmlDeviceGetMemoryInfo(handle)
+                    used += int(info.used)
+                    total += int(info.total)
+                except Exception as exc:
+                    log.debug("NVML memory info failed: %s", exc)
+                try:
+                    utils.append(float(nvml.nvmlDeviceGetUtilizationRates(handle).gpu))
+                except Exception as exc:
+                    log.debug("NVML utilisation failed: %s", exc)
+                on_device = self._process_bytes_on(handle, pid)
+                if on_device is not None:
+                    process_bytes = (process_bytes or 0) + on_device
+            util = max(utils) if utils else None
+            return GpuReading(process_bytes, used, total, util)
+
+    def _process_bytes_on(self, handle: Any, pid: int) -> int | None:
+        """The pid's VRAM on one device: from the compute list, else the graphics list."""
+        for lister in _PROCESS_LISTERS:
+            func = getattr(self._nvml, lister, None)
+            if func is None:
+                continue
+            try:
+                processes = func(handle)
+            except Exception as exc:
+                log.debug("NVML %s failed: %s", lister, exc)
+                continue
+            found: int | None = None
+            for proc in processes:
+                if int(proc.pid) != pid:
+                    continue
+                amount = getattr(proc, "usedGpuMemory", None)
+                # NVML reports "not available" (WDDM on Windows) as None or as 2**64 - 1.
+                if amount is None or int(amount) >= 2**63:
+                    continue
+                found = (found or 0) + int(amount)
+            if found is not None:
+                return found  # a process shows in one list per device: don't count it twice
+        return None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handles is not None and self._nvml is not None:
+                try:
+                    self._nvml.nvmlShutdown()
+                except Exception as exc:
+                    log.debug("NVML shutdown failed: %s", exc)
+            self._handles = None
+
+
+def read_process_memory(pid: int, nvml: NvmlReader | None = None) -> ProcessMemory | None:
+    """One reading of ``pid``; None when the process is gone."""
+    import psutil
+
+    t = time.perf_counter()
+    try:
+        rss = int(psutil.Process(pid).memory_info().rss)
+    except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+        return None
+    gpu = nvml.read(pid) if nvml is not None else None
+    if gpu is None:
+        return ProcessMemory(t=t, pid=pid, rss_bytes=rss)
+    return ProcessMemory(
+        t=t,
+        pid=pid,
+        rss_bytes=rss,
+        vram_bytes=gpu.process_bytes,
+        gpu_used_bytes=gpu.used_bytes,
+        gpu_total_bytes=gpu.total_bytes,
+        gpu_util_pct=gpu.util_pct,
+    )
+
+
+class MemorySampler:
+    """Reads one process at ``hz`` (clamped to 4-10) on a daemon thread until :meth:`stop`.
+
+    Callbacks: ``on_sample(ProcessMemory)`` for every reading, from the sampler thread (or from
+    the caller of :meth:`sample_now`).
+    """
+
+    def __init__(
+        self,
+        pid: int,
+        on_sample: Callable[[ProcessMemory], None],
+        *,
+        hz: float = 8.0,
+        nvml: NvmlReader | None = None,
+    ) -> None:
+        self.pid = pid
+        self.interval_s = 1.0 / min(MAX_HZ, max(MIN_HZ, hz))
+        self._on_sample = on_sample
+        self._nvml = nvml
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"engine-memory-{pid}", daemon=True)
+        self.last: ProcessMemory | None = None
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def sample_now(self) -> ProcessMemory | None:
+        reading = read_process_memory(self.pid, self._nvml)
+        if reading is not None:
+            self.last = reading
+            self._on_sample(reading)
+        return reading
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self.sample_now() is None:
+                return  # the process is gone
+            self._stop.wait(self.interval_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
