@@ -1,0 +1,280 @@
+"""GGUF metadata reader: local files and remote files (HTTP range requests), header only.
+
+``read_gguf(path)`` and ``read_gguf_url(url)`` / ``read_remote_gguf(repo, filename)`` return a
+:class:`GGUFInfo`: every metadata key/value, every tensor's name, shape, type, offset and exact
+byte size, and the architecture facts the fit estimator needs as a
+:class:`~desktop.core.modelinfo.ModelArch`. Tensor data is never read; a remote file is fetched
+only as far as its header goes.
+
+Metadata values are Python values (int, float, bool, str, tuples for arrays). Arrays longer than
+``MAX_KEPT_ARRAY_ITEMS`` (1,024: token lists, merges, scores, token types) are kept as a
+:class:`GGUFArraySummary` (item type, length, file offset) to bound memory and time;
+``len(summary)`` is the item count. The texts of the special tokens (bos, eos, eot, ...) are
+resolved into :attr:`GGUFInfo.special_tokens` so that template code needs no token list.
+
+Broken input raises a subclass of :class:`~desktop.core.errors.GGUFError` whose message is one
+plain sentence ending with the byte offset where reading failed: :class:`GGUFFileError`,
+:class:`GGUFTruncatedError`, :class:`GGUFFormatError` (with :class:`GGUFVersionError` and
+:class:`GGUFNotAModelError`), :class:`GGUFRemoteError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import IO, Any
+
+from desktop.core.gguf_arch import derive_arch
+from desktop.core.gguf_format import (
+    MAX_KEPT_ARRAY_ITEMS,
+    GGUFArraySummary,
+    GGUFFileError,
+    GGUFFormatError,
+    GGUFNotAModelError,
+    GGUFRemoteError,
+    GGUFTruncatedError,
+    GGUFVersionError,
+    RawHeader,
+    TensorInfo,
+    parse_header,
+)
+from desktop.core.modelinfo import ModelArch
+
+__all__ = [
+    "MAX_KEPT_ARRAY_ITEMS",
+    "GGUFArraySummary",
+    "GGUFFileError",
+    "GGUFFormatError",
+    "GGUFInfo",
+    "GGUFNotAModelError",
+    "GGUFRemoteError",
+    "GGUFTruncatedError",
+    "GGUFVersionError",
+    "TensorInfo",
+    "hub_file_url",
+    "quant_name",
+    "read_gguf",
+    "read_gguf_url",
+    "read_remote_gguf",
+]
+
+log = logging.getLogger(__name__)
+
+_GUESSED_FLAG = 1024  # LLAMA_FTYPE_GUESSED
+
+
+@dataclass(frozen=True)
+class GGUFInfo:
+    """Everything a GGUF header says about a model (see the module docstring)."""
+
+    source: str  # path or URL
+    version: int
+    file_size: int | None
+    metadata: Mapping[str, Any] = field(repr=False)
+    tensors: tuple[TensorInfo, ...] = field(repr=False)
+    data_offset: int  # where tensor data starts (aligned)
+    arch: ModelArch
+    name: str | None  # general.name
+    file_type: int | None  # general.file_type
+    quant: str | None  # "Q4_K_M", "Q4_1", "F16"...
+    chat_template: str | None
+    tensor_bytes: int  # sum of all tensors
+    layer_tensor_bytes: tuple[int, ...]  # per block index (blk.N.*), len == n_layers
+    non_layer_tensor_bytes: int  # token_embd, output, output_norm, rope freqs...
+    alignment: int = 32
+    big_endian: bool = False
+    special_tokens: Mapping[str, str] = field(default_factory=dict)  # role -> token text
+
+    @property
+    def has_chat_template(self) -> bool:
+        return bool(self.chat_template)
+
+    @property
+    def header_bytes(self) -> int:
+        """Bytes before the tensor data: what a remote read has to fetch at least."""
+        return self.data_offset
+
+
+def quant_name(file_type: int | None) -> str | None:
+    """``general.file_type`` as the usual quant label ("Q4_K_M", "F16"); None if unknown."""
+    if file_type is None:
+        return None
+    import gguf
+
+    try:
+        member = gguf.LlamaFileType(file_type & ~_GUESSED_FLAG)
+    except ValueError:
+        return None
+    label = member.name
+    if label == "ALL_F32":
+        return "F32"
+    return label.removeprefix("MOSTLY_")
+
+
+def _dominant_type(tensors: tuple[TensorInfo, ...]) -> str | None:
+    """The tensor type holding most bytes among matrices (fallback quant label)."""
+    totals: dict[str, int] = {}
+    for tensor in tensors:
+        if len(tensor.shape) >= 2:
+            totals[tensor.type_name] = totals.get(tensor.type_name, 0) + tensor.n_bytes
+    return max(totals, key=lambda k: totals[k]) if totals else None
+
+
+def _layer_index(name: str) -> int | None:
+    if not name.startswith("blk."):
+        return None
+    head, _, _ = name[4:].partition(".")
+    return int(head) if head.isdigit() else None
+
+
+def build_info(raw: RawHeader, source: str, display_name: str) -> GGUFInfo:
+    """Interpret a parsed header: derived architecture, quant, byte totals."""
+    metadata = raw.metadata
+    arch = derive_arch(metadata, raw.tensors, display_name)
+    layer_bytes = [0] * arch.n_layers
+    non_layer = 0
+    for tensor in raw.tensors:
+        index = _layer_index(tensor.name)
+        if index is not None and index < arch.n_layers:
+            layer_bytes[index] += tensor.n_bytes
+        else:
+            non_layer += tensor.n_bytes
+    file_type = metadata.get("general.file_type")
+    if not isinstance(file_type, int) or isinstance(file_type, bool):
+        file_type = None
+    quant = quant_name(file_type) or _dominant_type(raw.tensors)
+    template = metadata.get("tokenizer.chat_template")
+    name = metadata.get("general.name")
+    return GGUFInfo(
+        source=source,
+        version=raw.version,
+        file_size=raw.file_size,
+        metadata=MappingProxyType(metadata),
+        tensors=raw.tensors,
+        data_offset=raw.data_offset,
+        arch=arch,
+        name=name if isinstance(name, str) else None,
+        file_type=file_type,
+        quant=quant,
+        chat_template=template if isinstance(template, str) and template else None,
+        tensor_bytes=sum(layer_bytes) + non_layer,
+        layer_tensor_bytes=tuple(layer_bytes),
+        non_layer_tensor_bytes=non_layer,
+        alignment=raw.alignment,
+        big_endian=raw.big_endian,
+        special_tokens=MappingProxyType(raw.special_tokens),
+    )
+
+
+class _FileSource:
+    """A local file read in growing chunks (never past the header the parser asks for)."""
+
+    def __init__(self, handle: IO[bytes], size: int) -> None:
+        self._handle = handle
+        self._size = size
+
+    @property
+    def size(self) -> int | None:
+        return self._size
+
+    def read(self, offset: int, length: int) -> bytes:
+        self._handle.seek(offset)
+        return self._handle.read(length)
+
+
+def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
+    """Read the header of a local GGUF file (tensor data is never read)."""
+    file_path = Path(path)
+    display = file_path.name or str(file_path)
+    try:
+        handle = file_path.open("rb")
+    except FileNotFoundError:
+        raise GGUFFileError(f"There is no file at {file_path}", kind="gguf.missing") from None
+    except IsADirectoryError:
+        raise GGUFFileError(f"{file_path} is a folder, not a GGUF file") from None
+    except PermissionError:
+        raise GGUFFileError(f"{file_path} cannot be read: permission denied") from None
+    except OSError as exc:
+        raise GGUFFileError(f"{file_path} cannot be read: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            size = os.fstat(handle.fileno()).st_size
+            raw = parse_header(_FileSource(handle, size), display)
+        except IsADirectoryError:
+            raise GGUFFileError(f"{file_path} is a folder, not a GGUF file") from None
+        except OSError as exc:
+            raise GGUFFileError(f"{file_path} cannot be read: {exc.strerror or exc}") from None
+    info = build_info(raw, str(file_path), display)
+    log.debug("read GGUF header of %s: %d tensors, %d bytes", file_path, len(info.tensors), size)
+    return info
+
+
+def hub_file_url(
+    repo: str, filename: str, revision: str = "main", endpoint: str | None = None
+) -> str:
+    """``{endpoint or HF_ENDPOINT or https://huggingface.co}/{repo}/resolve/{revision}/{file}``."""
+    from desktop.core.gguf_remote import hub_file_url as _hub_file_url
+
+    return _hub_file_url(repo, filename, revision, endpoint)
+
+
+def read_gguf_url(url: str, *, token: str | None = None, timeout: float = 30.0) -> GGUFInfo:
+    """Read the header of a GGUF file over HTTP(S) with range requests.
+
+    ``token`` is sent as ``Authorization: Bearer``; without one, HF_TOKEN or the token stored by
+    huggingface_hub is sent, but only to the Hub endpoint (HF_ENDPOINT or huggingface.co) and
+    never across a redirect to another host.
+    """
+    from desktop.core.gguf_remote import read_url
+
+    raw, display = read_url(url, token=token, timeout=timeout)
+    return build_info(raw, url, display)
+
+
+def read_remote_gguf(
+    repo: str,
+    filename: str,
+    *,
+    revision: str = "main",
+    endpoint: str | None = None,
+    token: str | None = None,
+    timeout: float = 30.0,
+) -> GGUFInfo:
+    """Read the header of ``filename`` in the Hugging Face repo ``repo`` (honours HF_ENDPOINT)."""
+    from desktop.core.gguf_remote import hub_file_url as _hub_file_url
+    from desktop.core.gguf_remote import read_url
+
+    url = _hub_file_url(repo, filename, revision, endpoint)
+    raw, display = read_url(url, token=token, timeout=timeout, trusted_endpoint=endpoint)
+    return build_info(raw, url, display)
+
+
+def describe(info: GGUFInfo) -> dict[str, Any]:
+    """A JSON-ready summary of a header (for CLI output and logs)."""
+    arch = info.arch
+    return {
+        "source": info.source,
+        "name": info.name,
+        "architecture": arch.architecture,
+        "quant": info.quant,
+        "file_size": info.file_size,
+        "n_params": arch.n_params,
+        "n_layers": arch.n_layers,
+        "n_embd": arch.n_embd,
+        "n_head": arch.n_head,
+        "n_head_kv": list(arch.n_head_kv),
+        "head_dim_k": arch.head_dim_k,
+        "head_dim_v": arch.head_dim_v,
+        "n_ctx_train": arch.n_ctx_train,
+        "n_vocab": arch.n_vocab,
+        "sliding_window": arch.sliding_window,
+        "swa_layers": [i for i, swa in enumerate(arch.swa_layers) if swa],
+        "n_expert": arch.n_expert,
+        "kv_lora_rank": arch.kv_lora_rank,
+        "tensor_bytes": info.tensor_bytes,
+        "has_chat_template": info.has_chat_template,
+    }

@@ -1,0 +1,607 @@
+"""The GGUF binary format: a bounded, header-only parser.
+
+This module reads the parts of a GGUF file that come before the tensor data: magic, version,
+key/value metadata and tensor infos. It never reads tensor data. Bytes come from a
+:class:`ByteSource` (a local file or an HTTP range reader) in growing chunks, so a remote file is
+fetched only as far as its header goes.
+
+Every way a file can be broken ends in one :class:`~desktop.core.errors.GGUFError` subclass that
+names the byte offset where reading failed. Memory stays bounded by the bytes actually present:
+nothing is allocated from a count or length read from the file before the bytes behind it have
+been checked against the file size, and long arrays (token lists, merges, scores) are not
+materialised; they are kept as a :class:`GGUFArraySummary`.
+
+Format reference: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Protocol
+
+from desktop.core.errors import GGUFError
+
+GGUF_MAGIC = b"GGUF"
+SUPPORTED_VERSIONS = (2, 3)
+DEFAULT_ALIGNMENT = 32
+MAX_DIMS = 4  # GGML_MAX_DIMS
+
+#: Arrays with more items than this are kept as a GGUFArraySummary instead of a tuple.
+MAX_KEPT_ARRAY_ITEMS = 1024
+#: Items kept in all arrays together; past this budget arrays are summarised too, which bounds
+#: the memory a hostile file can make the parser spend on small objects.
+MAX_KEPT_ITEMS_TOTAL = 16 * 1024
+#: Nested arrays deeper than this are refused (real files use at most one level).
+MAX_ARRAY_DEPTH = 3
+#: A header (everything before the tensor data) larger than this is refused as implausible.
+MAX_HEADER_BYTES = 512 * 1024 * 1024
+
+INITIAL_CHUNK = 1024 * 1024
+MAX_CHUNK = 32 * 1024 * 1024
+
+# Counts and lengths beyond these are called absurd (a corrupt file) rather than truncated.
+_ABSURD_STRING = 256 * 1024 * 1024
+_ABSURD_ARRAY = 1 << 32
+_ABSURD_TENSORS = 1 << 24
+_ABSURD_KV = 1 << 20
+_INT64_MAX = (1 << 63) - 1
+
+# Smallest possible encodings, used to check counts against the bytes left in the file.
+_MIN_KV_BYTES = 8 + 4 + 1  # key length, value type, smallest value
+_MIN_TENSOR_INFO_BYTES = 8 + 4 + 4 + 8  # name length, n_dims, type, offset
+
+# GGUF value types (gguf.GGUFValueType): struct code and size of the fixed-size ones.
+VT_UINT8, VT_INT8, VT_UINT16, VT_INT16, VT_UINT32, VT_INT32 = 0, 1, 2, 3, 4, 5
+VT_FLOAT32, VT_BOOL, VT_STRING, VT_ARRAY, VT_UINT64, VT_INT64, VT_FLOAT64 = 6, 7, 8, 9, 10, 11, 12
+_FIXED: dict[int, tuple[str, int]] = {
+    VT_UINT8: ("B", 1),
+    VT_INT8: ("b", 1),
+    VT_UINT16: ("H", 2),
+    VT_INT16: ("h", 2),
+    VT_UINT32: ("I", 4),
+    VT_INT32: ("i", 4),
+    VT_FLOAT32: ("f", 4),
+    VT_BOOL: ("?", 1),
+    VT_UINT64: ("Q", 8),
+    VT_INT64: ("q", 8),
+    VT_FLOAT64: ("d", 8),
+}
+VALUE_TYPE_NAMES = {
+    VT_UINT8: "uint8",
+    VT_INT8: "int8",
+    VT_UINT16: "uint16",
+    VT_INT16: "int16",
+    VT_UINT32: "uint32",
+    VT_INT32: "int32",
+    VT_FLOAT32: "float32",
+    VT_BOOL: "bool",
+    VT_STRING: "string",
+    VT_ARRAY: "array",
+    VT_UINT64: "uint64",
+    VT_INT64: "int64",
+    VT_FLOAT64: "float64",
+}
+
+
+class GGUFFileError(GGUFError):
+    """The path is missing, a folder, or cannot be read."""
+
+    kind = "gguf.file"
+
+
+class GGUFTruncatedError(GGUFError):
+    """The file ends before its header (or its tensor data) does."""
+
+    kind = "gguf.truncated"
+
+
+class GGUFFormatError(GGUFError):
+    """The bytes are not a valid GGUF header (bad magic, bad type, absurd count, bad UTF-8...)."""
+
+    kind = "gguf.format"
+
+
+class GGUFVersionError(GGUFFormatError):
+    """A GGUF version this reader does not know (only versions 2 and 3 exist in practice)."""
+
+    kind = "gguf.version"
+
+
+class GGUFNotAModelError(GGUFFormatError):
+    """A valid GGUF file that lacks the metadata of a language model (e.g. a vision projector)."""
+
+    kind = "gguf.not_a_model"
+
+
+class GGUFRemoteError(GGUFError):
+    """A remote GGUF header could not be fetched (HTTP error, timeout, no connection)."""
+
+    kind = "gguf.remote"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        offset: int | None = None,
+        kind: str | None = None,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message, offset=offset, kind=kind)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class GGUFArraySummary:
+    """Stands in for an array longer than ``MAX_KEPT_ARRAY_ITEMS`` (token lists, merges, scores).
+
+    ``length`` is the item count, ``item_type`` the GGUF value type of the items and ``offset``
+    the byte position of the first item in the file. ``len(summary)`` is the item count, so
+    ``len(metadata["tokenizer.ggml.tokens"])`` works whether the array was kept or not.
+    """
+
+    item_type: int
+    length: int
+    offset: int
+
+    @property
+    def item_type_name(self) -> str:
+        return VALUE_TYPE_NAMES.get(self.item_type, str(self.item_type))
+
+    def __len__(self) -> int:
+        return self.length
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """One tensor as the header describes it. ``offset`` is relative to the data section
+    (``GGUFInfo.data_offset``); ``n_bytes`` is exact, from ``gguf.GGML_QUANT_SIZES``."""
+
+    name: str
+    shape: tuple[int, ...]
+    ggml_type: int
+    type_name: str
+    offset: int
+    n_bytes: int
+
+    @property
+    def n_elements(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
+
+
+class ByteSource(Protocol):
+    """Where header bytes come from. ``size`` is the total file size once known (None before
+    the first read of a remote file or when the server does not say)."""
+
+    @property
+    def size(self) -> int | None: ...
+
+    def read(self, offset: int, length: int) -> bytes:
+        """Up to ``length`` bytes starting at ``offset``; fewer only at the end of the file."""
+        ...
+
+
+@dataclass(frozen=True)
+class RawHeader:
+    """What the parser found, before any interpretation."""
+
+    version: int
+    big_endian: bool
+    metadata: dict[str, Any]
+    tensors: tuple[TensorInfo, ...]
+    alignment: int
+    data_offset: int
+    file_size: int | None
+    special_tokens: dict[str, str]
+
+
+@lru_cache(maxsize=1)
+def ggml_type_table() -> dict[int, tuple[str, int, int]]:
+    """``ggml_type -> (name, block size, bytes per block)`` from the gguf package."""
+    import gguf
+
+    return {
+        int(qtype): (qtype.name, block, size)
+        for qtype, (block, size) in gguf.GGML_QUANT_SIZES.items()
+    }
+
+
+_SPECIAL_TOKEN_KEYS = {
+    "bos": "tokenizer.ggml.bos_token_id",
+    "eos": "tokenizer.ggml.eos_token_id",
+    "eot": "tokenizer.ggml.eot_token_id",
+    "eom": "tokenizer.ggml.eom_token_id",
+    "unk": "tokenizer.ggml.unknown_token_id",
+    "sep": "tokenizer.ggml.seperator_token_id",
+    "pad": "tokenizer.ggml.padding_token_id",
+    "mask": "tokenizer.ggml.mask_token_id",
+}
+
+
+class HeaderParser:
+    """Parses one GGUF header from a :class:`ByteSource`; use :func:`parse_header`."""
+
+    def __init__(self, source: ByteSource, name: str) -> None:
+        self._src = source
+        self._name = name
+        self._buf = bytearray()
+        self._pos = 0
+        self._chunk = INITIAL_CHUNK
+        self._e = "<"
+        self._kept_budget = MAX_KEPT_ITEMS_TOTAL
+
+    # -- bytes -----------------------------------------------------------------------------
+
+    def _truncated(self, what: str, at: int, end: int) -> GGUFTruncatedError:
+        return GGUFTruncatedError(
+            f"{self._name} is cut short: it ends at byte {end} in the middle of {what}", offset=at
+        )
+
+    def _need(self, n: int, what: str, at: int | None = None) -> None:
+        """Make sure ``n`` bytes from the current position are in the buffer."""
+        end = self._pos + n
+        if end <= len(self._buf):
+            return
+        at = self._pos if at is None else at
+        if end > MAX_HEADER_BYTES:
+            raise GGUFFormatError(
+                f"{self._name} has an implausible header: {what} would end past "
+                f"{MAX_HEADER_BYTES // (1024 * 1024)} MiB",
+                offset=at,
+            )
+        while len(self._buf) < end:
+            have = len(self._buf)
+            size = self._src.size
+            if size is not None and end > size:
+                raise self._truncated(what, at, size)
+            want = max(end - have, self._chunk)
+            if size is not None:
+                want = min(want, size - have)
+            data = self._src.read(have, want)
+            if not data:
+                raise self._truncated(what, at, len(self._buf))
+            self._buf += data
+            self._chunk = min(self._chunk * 2, MAX_CHUNK)
+
+    def _remaining(self) -> int | None:
+        size = self._src.size
+        return None if size is None else max(0, size - self._pos)
+
+    def _check_count(self, count: int, min_item: int, what: str, absurd: int, at: int) -> None:
+        """Refuse a count whose items could not fit in the rest of the file."""
+        if count > absurd:
+            raise GGUFFormatError(f"{self._name} is corrupt: it claims {count:,} {what}", offset=at)
+        remaining = self._remaining()
+        if remaining is not None and count * min_item > remaining:
+            if count * min_item > remaining + MAX_HEADER_BYTES:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: it claims {count:,} {what}, more than the "
+                    f"{remaining:,} bytes left in the file could hold",
+                    offset=at,
+                )
+            raise self._truncated(what, at, self._src.size or 0)
+
+    def _unpack(self, code: str, size: int, what: str) -> Any:
+        self._need(size, what)
+        value = struct.unpack_from(self._e + code, self._buf, self._pos)[0]
+        self._pos += size
+        return value
+
+    def _u32(self, what: str) -> int:
+        return int(self._unpack("I", 4, what))
+
+    def _u64(self, what: str) -> int:
+        return int(self._unpack("Q", 8, what))
+
+    def _string_bytes(self, what: str) -> bytes:
+        at = self._pos
+        length = self._u64(f"the length of {what}")
+        if length > _ABSURD_STRING:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} claims to be {length:,} bytes long", offset=at
+            )
+        self._check_count(length, 1, f"bytes in {what}", _ABSURD_STRING, at)
+        self._need(length, what, at)
+        data = bytes(self._buf[self._pos : self._pos + length])
+        self._pos += length
+        return data
+
+    def _strict_text(self, data: bytes, what: str, at: int) -> str:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} is not valid UTF-8 text", offset=at
+            ) from None
+
+    # -- values ----------------------------------------------------------------------------
+
+    def _value(self, vtype: int, what: str, at: int) -> Any:
+        fixed = _FIXED.get(vtype)
+        if fixed is not None:
+            value = self._unpack(fixed[0], fixed[1], what)
+            return bool(value) if vtype == VT_BOOL else value
+        if vtype == VT_STRING:
+            return self._string_bytes(what).decode("utf-8", errors="replace")
+        if vtype == VT_ARRAY:
+            return self._array(what, 0, materialize=True)
+        raise GGUFFormatError(
+            f"{self._name} is corrupt: {what} has unknown type {vtype}", offset=at
+        )
+
+    def _array(self, what: str, depth: int, *, materialize: bool) -> Any:
+        """Read (or, with ``materialize=False``, skip) one array; long ones become summaries."""
+        at = self._pos
+        if depth >= MAX_ARRAY_DEPTH:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} nests arrays more than {MAX_ARRAY_DEPTH} deep",
+                offset=at,
+            )
+        item_type = self._u32(f"the item type of {what}")
+        length = self._u64(f"the length of {what}")
+        fixed = _FIXED.get(item_type)
+        if fixed is not None:
+            min_item = fixed[1]
+        elif item_type == VT_STRING:
+            min_item = 8
+        elif item_type == VT_ARRAY:
+            min_item = 12
+        else:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} holds items of unknown type {item_type}",
+                offset=at,
+            )
+        self._check_count(length, min_item, f"items in {what}", _ABSURD_ARRAY, at)
+        first = self._pos
+        keep = materialize and length <= MAX_KEPT_ARRAY_ITEMS and length <= self._kept_budget
+        if keep:
+            self._kept_budget -= length
+        if fixed is not None:
+            self._need(length * min_item, what, at)
+            if keep:
+                values = struct.unpack_from(f"{self._e}{length}{fixed[0]}", self._buf, self._pos)
+                self._pos += length * min_item
+                return tuple(bool(v) for v in values) if item_type == VT_BOOL else values
+            self._pos += length * min_item
+        elif item_type == VT_STRING:
+            if keep:
+                return tuple(
+                    self._string_bytes(f"item {i} of {what}").decode("utf-8", errors="replace")
+                    for i in range(length)
+                )
+            self._skip_strings(length, what)
+        else:
+            items = tuple(
+                self._array(f"item {i} of {what}", depth + 1, materialize=keep)
+                for i in range(length)
+            )
+            if keep:
+                return items
+        return GGUFArraySummary(item_type, length, first)
+
+    def _skip_strings(self, count: int, what: str) -> None:
+        """Walk over ``count`` strings without decoding them (the hot loop for big vocabs)."""
+        code = self._e + "Q"
+        unpack = struct.unpack_from
+        pos = self._pos
+        buf = self._buf
+        buflen = len(buf)
+        for index in range(count):
+            if pos + 8 > buflen:
+                self._pos = pos
+                self._need(8, f"the length of item {index} of {what}")
+                buf, buflen = self._buf, len(self._buf)
+            length = unpack(code, buf, pos)[0]
+            end = pos + 8 + length
+            if end > buflen:
+                self._pos = pos
+                if length > _ABSURD_STRING:
+                    raise GGUFFormatError(
+                        f"{self._name} is corrupt: item {index} of {what} claims to be "
+                        f"{length:,} bytes long",
+                        offset=pos,
+                    )
+                self._check_count(
+                    length, 1, f"bytes in item {index} of {what}", _ABSURD_STRING, pos
+                )
+                self._need(8 + length, f"item {index} of {what}")
+                buf, buflen = self._buf, len(self._buf)
+            pos = end
+        self._pos = pos
+
+    def string_at(self, summary: GGUFArraySummary, indices: set[int]) -> dict[int, str]:
+        """Decode a few items of a summarised string array (already in the buffer)."""
+        found: dict[int, str] = {}
+        wanted = {i for i in indices if 0 <= i < summary.length}
+        if summary.item_type != VT_STRING or not wanted:
+            return found
+        code = self._e + "Q"
+        pos = summary.offset
+        last = max(wanted)
+        for index in range(last + 1):
+            length = struct.unpack_from(code, self._buf, pos)[0]
+            if index in wanted:
+                raw = bytes(self._buf[pos + 8 : pos + 8 + length])
+                found[index] = raw.decode("utf-8", errors="replace")
+            pos += 8 + length
+        return found
+
+    # -- sections --------------------------------------------------------------------------
+
+    def parse(self) -> RawHeader:
+        size = self._src.size
+        if size == 0:
+            raise GGUFTruncatedError(f"{self._name} is empty (0 bytes)", offset=0)
+        self._need(4, "the GGUF magic number")
+        magic = bytes(self._buf[0:4])
+        if magic != GGUF_MAGIC:
+            raise GGUFFormatError(
+                f"{self._name} is not a GGUF file: it starts with {magic!r} instead of b'GGUF'",
+                offset=0,
+            )
+        self._pos = 4
+        version = self._u32("the format version")
+        big_endian = False
+        if version & 0xFFFF == 0 and version != 0:
+            # A big-endian file: the version reads byte-swapped (gguf-py does the same check).
+            big_endian = True
+            self._e = ">"
+            version = struct.unpack(">I", struct.pack("<I", version))[0]
+        if version == 1:
+            raise GGUFVersionError(
+                f"{self._name} uses GGUF version 1, which llama.cpp no longer reads", offset=4
+            )
+        if version not in SUPPORTED_VERSIONS:
+            raise GGUFVersionError(
+                f"{self._name} uses unknown GGUF version {version} (known: 2 and 3)", offset=4
+            )
+
+        at = self._pos
+        n_tensors = self._u64("the tensor count")
+        self._check_count(n_tensors, _MIN_TENSOR_INFO_BYTES, "tensors", _ABSURD_TENSORS, at)
+        at = self._pos
+        n_kv = self._u64("the metadata count")
+        self._check_count(n_kv, _MIN_KV_BYTES, "metadata entries", _ABSURD_KV, at)
+
+        metadata: dict[str, Any] = {}
+        for index in range(n_kv):
+            at = self._pos
+            key = self._strict_text(
+                self._string_bytes(f"the key of metadata entry {index}"),
+                f"the key of metadata entry {index}",
+                at,
+            )
+            if key in metadata:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: the metadata key {key!r} appears twice", offset=at
+                )
+            type_at = self._pos
+            vtype = self._u32(f"the type of {key!r}")
+            metadata[key] = self._value(vtype, f"the value of {key!r}", type_at)
+
+        alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
+        if (
+            not isinstance(alignment, int)
+            or isinstance(alignment, bool)
+            or alignment <= 0
+            or alignment & (alignment - 1)
+        ):
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: general.alignment is {alignment!r}, not a power of two",
+            )
+
+        tensors = self._tensor_infos(n_tensors, alignment)
+        data_offset = -(-self._pos // alignment) * alignment
+        self._check_tensor_bounds(tensors, data_offset)
+        return RawHeader(
+            version=version,
+            big_endian=big_endian,
+            metadata=metadata,
+            tensors=tensors,
+            alignment=alignment,
+            data_offset=data_offset,
+            file_size=self._src.size,
+            special_tokens=self._special_tokens(metadata),
+        )
+
+    def _tensor_infos(self, count: int, alignment: int) -> tuple[TensorInfo, ...]:
+        table = ggml_type_table()
+        tensors: list[TensorInfo] = []
+        seen: set[str] = set()
+        for index in range(count):
+            at = self._pos
+            what = f"tensor info {index}"
+            name = self._strict_text(
+                self._string_bytes(f"the name of {what}"), f"the name of {what}", at
+            )
+            if name in seen:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: the tensor {name!r} appears twice", offset=at
+                )
+            seen.add(name)
+            dims_at = self._pos
+            n_dims = self._u32(f"the dimension count of tensor {name!r}")
+            if n_dims > MAX_DIMS:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: tensor {name!r} has {n_dims} dimensions "
+                    f"(at most {MAX_DIMS})",
+                    offset=dims_at,
+                )
+            shape: list[int] = []
+            n_elements = 1
+            for _ in range(n_dims):
+                dim_at = self._pos
+                dim = self._u64(f"the shape of tensor {name!r}")
+                n_elements *= dim
+                if dim > _INT64_MAX or n_elements > _INT64_MAX:
+                    raise GGUFFormatError(
+                        f"{self._name} is corrupt: tensor {name!r} has an absurd shape",
+                        offset=dim_at,
+                    )
+                shape.append(dim)
+            type_at = self._pos
+            ggml_type = self._u32(f"the type of tensor {name!r}")
+            known = table.get(ggml_type)
+            if known is None:
+                raise GGUFFormatError(
+                    f"{self._name} uses tensor type {ggml_type} for {name!r}, "
+                    "which this version of the gguf package does not know",
+                    offset=type_at,
+                )
+            type_name, block, block_bytes = known
+            if shape and shape[0] % block:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: tensor {name!r} has a first dimension of "
+                    f"{shape[0]}, not a multiple of the {type_name} block size {block}",
+                    offset=dims_at,
+                )
+            offset_at = self._pos
+            offset = self._u64(f"the data offset of tensor {name!r}")
+            if offset % alignment:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: tensor {name!r} starts at data offset {offset}, "
+                    f"not a multiple of the alignment {alignment}",
+                    offset=offset_at,
+                )
+            n_bytes = n_elements // block * block_bytes
+            tensors.append(TensorInfo(name, tuple(shape), ggml_type, type_name, offset, n_bytes))
+        return tuple(tensors)
+
+    def _check_tensor_bounds(self, tensors: tuple[TensorInfo, ...], data_offset: int) -> None:
+        size = self._src.size
+        if size is None:
+            return
+        if data_offset > size and tensors:
+            raise self._truncated("the padding before the tensor data", self._pos, size)
+        for tensor in tensors:
+            end = data_offset + tensor.offset + tensor.n_bytes
+            if end > size:
+                raise GGUFTruncatedError(
+                    f"{self._name} is cut short: the data of tensor {tensor.name!r} would end "
+                    f"at byte {end:,} but the file has only {size:,} bytes",
+                    offset=size,
+                )
+
+    def _special_tokens(self, metadata: dict[str, Any]) -> dict[str, str]:
+        tokens = metadata.get("tokenizer.ggml.tokens")
+        ids: dict[str, int] = {}
+        for role, key in _SPECIAL_TOKEN_KEYS.items():
+            value = metadata.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                ids[role] = value
+        if isinstance(tokens, GGUFArraySummary):
+            texts = self.string_at(tokens, set(ids.values()))
+        elif isinstance(tokens, tuple):
+            texts = {i: t for i, t in enumerate(tokens) if i in ids.values() and isinstance(t, str)}
+        else:
+            return {}
+        return {role: texts[i] for role, i in ids.items() if i in texts}
+
+
+def parse_header(source: ByteSource, name: str) -> RawHeader:
+    """Parse the header behind ``source``; ``name`` is how messages refer to the file."""
+    return HeaderParser(source, name).parse()
