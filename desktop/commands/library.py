@@ -1,0 +1,180 @@
+"""`llm-scout library [--scan] [--add DIR] [--json]` and `llm-scout import PATH [--copy] [--json]`.
+
+``library`` lists the models the app knows about (as of the last scan); ``--scan`` looks again in
+our models folder, the Hugging Face cache, LM Studio, Ollama, GPT4All (unless the setting
+``scan_known_apps`` is off) and the user's folders; ``--add DIR`` remembers a folder in the
+settings and scans it. ``import`` adds one GGUF file, in place or copied (``--copy``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.core.library import Library, LibraryEntry, LibraryProblem, ScanReport
+from desktop.core.library_sources import ScanRoot, scan_roots
+from desktop.core.settings import load_settings, update_settings
+
+
+def register(subparsers: Any) -> None:
+    library = subparsers.add_parser(
+        "library",
+        help="list the models on this machine (scan with --scan)",
+        description="List the models on this machine that LLM Scout knows about.",
+    )
+    library.add_argument(
+        "--scan",
+        action="store_true",
+        help="look again in the models folder, other apps' folders and added folders",
+    )
+    library.add_argument(
+        "--add",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="remember a folder of GGUF files and scan it (may be repeated)",
+    )
+    library.add_argument("--json", action="store_true", help="print one JSON document")
+    library.set_defaults(handler=run_library)
+
+    imp = subparsers.add_parser(
+        "import",
+        help="add a GGUF file to the library",
+        description="Add a GGUF file to the library, where it is or as a copy.",
+    )
+    imp.add_argument("path", metavar="PATH", help="the GGUF file (first part of a split model)")
+    imp.add_argument(
+        "--copy",
+        action="store_true",
+        help="copy the file into the models folder instead of referencing it",
+    )
+    imp.add_argument("--json", action="store_true", help="print one JSON document")
+    imp.set_defaults(handler=run_import)
+
+
+def run_library(args: argparse.Namespace) -> int:
+    from desktop.cli import CliUsageError
+
+    settings = load_settings()
+    added: list[Path] = []
+    for value in args.add:
+        folder = Path(value).expanduser().absolute()
+        if not folder.is_dir():
+            raise CliUsageError(f"There is no folder at {folder}.")
+        added.append(folder)
+    if added:
+        known = list(settings.extra_model_dirs)
+        new = [str(f) for f in added if str(f) not in known]
+        if new:
+            settings = update_settings(extra_model_dirs=(*known, *new))
+    roots: list[ScanRoot] = []
+    if args.scan:
+        roots = scan_roots(
+            settings.resolved_models_dir(),
+            settings.extra_model_dirs,
+            known_apps=settings.scan_known_apps,
+        )
+    elif added:
+        roots = [ScanRoot("folder", f) for f in added]
+    with Library(models_dir=settings.resolved_models_dir()) as library:
+        report = library.scan(roots) if roots else None
+        entries = library.entries()
+        problems = library.problems()
+        db_path = library.db_path
+    if args.json:
+        emit_json(
+            {
+                "database": str(db_path),
+                "scan": report.to_json() if report is not None else None,
+                "added_folders": [str(f) for f in added],
+                "entries": [e.to_json() for e in entries],
+                "problems": [p.to_json() for p in problems],
+            }
+        )
+        return 0
+    if report is not None:
+        sys.stdout.write(_scan_summary(report) + "\n\n")
+    if not entries:
+        sys.stdout.write(
+            "The library is empty. Run `llm-scout library --scan`, add a folder with "
+            "`--add DIR`, or import a file with `llm-scout import PATH`.\n"
+        )
+    else:
+        _print_entries(entries)
+    _print_problems(problems)
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    settings = load_settings()
+    with Library(models_dir=settings.resolved_models_dir()) as library:
+        entry = library.import_file(args.path, copy=args.copy)
+    if args.json:
+        emit_json({"copied": bool(args.copy), "entry": entry.to_json()})
+        return 0
+    action = "Copied" if args.copy else "Imported"
+    sys.stdout.write(f"{action} {entry.display_name} -> {entry.path}\n")
+    sys.stdout.write(
+        f"  {entry.family}, {format_params(entry.n_params)} parameters, "
+        f"{entry.quant or 'unknown quant'}, context {entry.n_ctx_train}, "
+        f"{human_bytes(entry.size_bytes)}, "
+        f"{'with' if entry.has_chat_template else 'no'} chat template\n"
+    )
+    if entry.variant_id:
+        sys.stdout.write(f"  Catalog: {entry.variant_id} (matched by {entry.match_method})\n")
+    else:
+        sys.stdout.write("  Catalog: no matching variant\n")
+    if entry.sha256:
+        sys.stdout.write(f"  sha256: {entry.sha256}\n")
+    return 0
+
+
+def format_params(n: int) -> str:
+    """135_000_000 -> '135M', 7_615_616_512 -> '7.6B'."""
+    if n <= 0:
+        return "-"
+    if n >= 1_000_000_000:
+        return f"{n / 1e9:.1f}B"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.0f}M"
+    return f"{n / 1e3:.0f}K"
+
+
+def _scan_summary(report: ScanReport) -> str:
+    looked = sum(1 for r in report.roots if r.exists)
+    return (
+        f"Scanned {looked} folder(s) in {report.seconds:.2f} s: {report.found} model file(s), "
+        f"{len(report.added)} new, {len(report.updated)} changed, {report.unchanged} unchanged, "
+        f"{len(report.missing)} missing, {len(report.problems)} problem(s)."
+    )
+
+
+def _print_entries(entries: list[LibraryEntry]) -> None:
+    print_table(
+        ["NAME", "FAMILY", "PARAMS", "QUANT", "CTX", "SIZE", "SOURCE", "CATALOG", "STATE"],
+        [
+            [
+                e.display_name,
+                e.family,
+                format_params(e.n_params),
+                e.quant,
+                e.n_ctx_train,
+                human_bytes(e.size_bytes),
+                e.source,
+                e.variant_id,
+                "missing" if e.missing else "ok",
+            ]
+            for e in entries
+        ],
+    )
+
+
+def _print_problems(problems: list[LibraryProblem]) -> None:
+    if not problems:
+        return
+    sys.stdout.write(f"\n{len(problems)} file(s) could not be used:\n")
+    for problem in problems:
+        sys.stdout.write(f"  {problem.path}: {problem.message}\n")
