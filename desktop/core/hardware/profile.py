@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from desktop.core.errors import HardwareError
 
@@ -40,6 +41,8 @@ class MemoryInfo:
     available_bytes: int
     swap_total_bytes: int = 0
     swap_free_bytes: int = 0
+    # A container (cgroup) memory limit below the machine's RAM; total_bytes is already capped.
+    limit_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class GpuInfo:
     pcie_generation: int | None = None
     pcie_width: int | None = None
     power_limit_w: float | None = None
+    pci_bus_id: str | None = None  # "0000:01:00.0": stable across tools, unlike indexes
 
 
 @dataclass(frozen=True)
@@ -83,10 +87,17 @@ class HardwareProfile:
     name: str = ""  # "this machine" or the what-if profile's name
     source: str = "probe"  # "probe", "file", "what-if"
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # Where the numbers come from (spec sheets for what-if profiles).
+    sources: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def unified_memory(self) -> bool:
         return any(g.unified_memory for g in self.gpus)
+
+    @property
+    def models_disk(self) -> DiskInfo | None:
+        """The disk holding the models folder (the probe puts it first), if known."""
+        return self.disks[0] if self.disks else None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -118,7 +129,8 @@ class HardwareProfile:
             os=str(data.get("os", "")),
             name=str(data.get("name", "")),
             source=str(data.get("source", "file")),
-            notes=tuple(str(n) for n in data.get("notes", ())),
+            notes=_strings(data, "notes"),
+            sources=_strings(data, "sources"),
         )
 
     @classmethod
@@ -142,9 +154,52 @@ class HardwareProfile:
         return cls.from_json(text)
 
 
+def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key, ())
+    if not isinstance(value, (list, tuple)):
+        raise HardwareError(f"The hardware profile is not valid: {key} must be a list.")
+    return tuple(str(v) for v in value)
+
+
 def _build(kind: type[Any], data: Any) -> Any:
+    """One dataclass from a JSON object: unknown keys ignored, every known value type-checked."""
     if not isinstance(data, dict):
         raise TypeError(f"{kind.__name__} must be an object")
-    known = {f.name for f in fields(kind)}
-    values = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items() if k in known}
+    hints = get_type_hints(kind)
+    values: dict[str, Any] = {}
+    for f in fields(kind):
+        if f.name not in data:
+            continue
+        value = data[f.name]
+        if isinstance(value, list):
+            value = tuple(value)
+        if not _matches(value, hints[f.name]):
+            raise ValueError(f"{kind.__name__}.{f.name} has the wrong type ({value!r})")
+        values[f.name] = float(value) if _wants_float(hints[f.name], value) else value
     return kind(**values)
+
+
+def _matches(value: Any, hint: Any) -> bool:
+    origin = get_origin(hint)
+    if origin in (Union, UnionType):
+        return any(_matches(value, arg) for arg in get_args(hint))
+    if origin is Literal:
+        return value in get_args(hint)
+    if origin is tuple:
+        item = get_args(hint)[0]
+        return isinstance(value, tuple) and all(_matches(v, item) for v in value)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _wants_float(hint: Any, value: Any) -> bool:
+    """JSON writes 600.0 as 600: keep floats floats so a round trip compares equal."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    args = get_args(hint) if get_origin(hint) in (Union, UnionType) else (hint,)
+    return float in args and int not in args
