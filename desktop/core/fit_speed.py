@@ -1,0 +1,134 @@
+"""Speed and load-time side of the fit estimator: the memory-bandwidth roofline.
+
+Generating one token reads every weight the token passes through (all layers, the output
+matrix, only the active experts of a MoE layer) plus the KV cache in use, so the best possible
+speed is ``bandwidth / bytes per token``. Real runs reach a fraction of it (kernel efficiency,
+threads, cache misses): the expected speed applies an efficiency factor per device kind.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktop.core.hardware.profile import DiskInfo, HardwareProfile
+
+if TYPE_CHECKING:
+    from desktop.core.catalog import Variant
+    from desktop.core.fit_types import FitTarget
+
+log = logging.getLogger(__name__)
+
+GB = 1e9
+
+# Fraction of the roofline reached by llama.cpp token generation. CPU: fitted on the demo
+# models (see benchmarks/fit_accuracy.py). GPU: literature value for llama.cpp CUDA/Metal decode
+# on models large enough to be bandwidth bound (not calibrated here: no GPU on this machine).
+CPU_EFFICIENCY = 0.55
+GPU_EFFICIENCY = 0.70
+AWQ_EFFICIENCY = 0.60
+
+# Sequential read speeds assumed when the profile has no measured disk speed (bytes/s).
+DISK_READ_DEFAULTS: dict[str, float] = {
+    "nvme": 2.0e9,
+    "ssd": 0.5e9,
+    "hdd": 0.15e9,
+    "unknown": 0.3e9,
+}
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Bytes one token reads on one device, and that device's bandwidth."""
+
+    bytes_per_token: int
+    bandwidth_gbps: float | None
+    efficiency: float
+
+
+def roofline(stages: Sequence[Stage]) -> tuple[float | None, float | None]:
+    """(roofline tokens/s, expected tokens/s); None when a bandwidth is unknown.
+
+    Layers run one after the other, so the time per token is the sum over devices.
+    """
+    ideal = 0.0
+    real = 0.0
+    for stage in stages:
+        if stage.bytes_per_token <= 0:
+            continue
+        if not stage.bandwidth_gbps or stage.bandwidth_gbps <= 0:
+            return None, None
+        seconds = stage.bytes_per_token / (stage.bandwidth_gbps * GB)
+        ideal += seconds
+        real += seconds / stage.efficiency
+    if ideal <= 0:
+        return None, None
+    return 1.0 / ideal, 1.0 / real
+
+
+def disk_read_bytes_per_s(disk: DiskInfo | None) -> float | None:
+    if disk is None:
+        return None
+    if disk.read_bytes_per_s:
+        return float(disk.read_bytes_per_s)
+    return DISK_READ_DEFAULTS.get(disk.kind, DISK_READ_DEFAULTS["unknown"])
+
+
+def load_seconds(file_bytes: int | None, disk: DiskInfo | None) -> float | None:
+    """Time to read the file once from disk (a cold start; a warm page cache is faster)."""
+    speed = disk_read_bytes_per_s(disk)
+    if file_bytes is None or speed is None:
+        return None
+    return file_bytes / speed
+
+
+def models_disk(profile: HardwareProfile, models_dir: Path | None) -> DiskInfo | None:
+    """The disk holding the models folder: longest matching mount path, else the first."""
+    if not profile.disks:
+        return None
+    if models_dir is None:
+        from desktop.core import paths
+
+        models_dir = paths.models_dir()
+    target = str(Path(models_dir).expanduser())
+    best: DiskInfo | None = None
+    for disk in profile.disks:
+        root = disk.path.rstrip("/") or "/"
+        if (target == root or target.startswith(root.rstrip("/") + "/")) and (
+            best is None or len(root) > len(best.path)
+        ):
+            best = disk
+    return best or profile.disks[0]
+
+
+def disk_check(
+    target: FitTarget, disk: DiskInfo | None, models_dir: Path | None
+) -> tuple[int | None, bool | None]:
+    """(bytes a download would write, whether they fit on the models disk)."""
+    if target.download_bytes is None:
+        return 0, True  # a local file: nothing to download
+    download = target.download_bytes
+    if target.variant is not None and installed(target.variant, models_dir):
+        return 0, True
+    if disk is None:
+        return download, None
+    return download, download <= disk.free_bytes
+
+
+def installed(variant: Variant, models_dir: Path | None) -> bool:
+    try:
+        dl = importlib.import_module("desktop.core.download")
+    except ImportError:
+        return False
+    finder = getattr(dl, "installed_path", None)
+    if finder is None:
+        return False
+    try:
+        return finder(variant) is not None
+    except Exception:  # a broken library entry must not break an estimate
+        log.debug("installed_path failed for %s", variant.id, exc_info=True)
+        return False
