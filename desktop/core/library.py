@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from desktop.core import paths
 from desktop.core.errors import CatalogError, GGUFError, LibraryError
@@ -125,6 +125,38 @@ class _ScanState:
     problems: list[LibraryProblem] = field(default_factory=list)
     headers_read: int = 0
     hashed: int = 0
+
+
+@dataclass(frozen=True)
+class _ModelHeader:
+    info: GGUFInfo
+    n_params: int  # all parts together
+    tensor_bytes: int  # all parts together
+
+
+class _PartSource:
+    """A local file as a :class:`desktop.core.gguf_format.ByteSource`."""
+
+    def __init__(self, handle: BinaryIO, size: int) -> None:
+        self._handle = handle
+        self._size = size
+
+    @property
+    def size(self) -> int | None:
+        return self._size
+
+    def read(self, offset: int, length: int) -> bytes:
+        self._handle.seek(offset)
+        return self._handle.read(length)
+
+
+def _part_tensors(part: Path) -> tuple[int, int]:
+    """(parameters, tensor bytes) in one later part of a split model, from its header."""
+    from desktop.core.gguf_format import parse_header
+
+    with part.open("rb") as handle:
+        raw = parse_header(_PartSource(handle, os.fstat(handle.fileno()).st_size), part.name)
+    return sum(t.n_elements for t in raw.tensors), sum(t.n_bytes for t in raw.tensors)
 
 
 def file_sha256(path: Path) -> str:
@@ -314,7 +346,7 @@ class Library:
         if state is not None:
             state.headers_read += 1
         try:
-            info = self._reader(cand.path)
+            model = self._read_model(cand.parts)
         except GGUFError as exc:
             self._record_problem(cand, exc.message, stat, state=state, kind=exc.kind)
             return None
@@ -322,11 +354,22 @@ class Library:
             message = f"{cand.path} cannot be read: {exc.strerror or exc}."
             self._record_problem(cand, message, stat, state=state)
             return None
-        entry = self._build_entry(cand, info, stat, sha=cand.sha256, source=source, state=state)
+        entry = self._build_entry(cand, model, stat, sha=cand.sha256, source=source, state=state)
         self._store.put_entry(
             entry, real_path=cand.real_path, sha256_from_layout=cand.sha256 is not None
         )
         return entry
+
+    def _read_model(self, parts: tuple[Path, ...]) -> _ModelHeader:
+        """The first part's header; for a split model, plus the tensors of the other parts
+        (their headers hold only ``split.*`` keys and tensor infos)."""
+        info = self._reader(parts[0])
+        n_params, tensor_bytes = info.arch.n_params, info.tensor_bytes
+        for part in parts[1:]:
+            more_params, more_bytes = _part_tensors(part)
+            n_params += more_params
+            tensor_bytes += more_bytes
+        return _ModelHeader(info, n_params, tensor_bytes)
 
     def _record_problem(
         self,
@@ -348,7 +391,7 @@ class Library:
     def _build_entry(
         self,
         cand: Candidate,
-        info: GGUFInfo,
+        model: _ModelHeader,
         stat: tuple[int, int],
         *,
         sha: str | None,
@@ -357,12 +400,13 @@ class Library:
     ) -> LibraryEntry:
         size, mtime_ns = stat
         now = state.now if state is not None else time.time()
+        info = model.info
         names = tuple(n for n in (info.name, cand.name, cand.repo_id) if n)
         first_size = size if len(cand.parts) == 1 else os.stat(cand.parts[0]).st_size
         facts = FileFacts(
             file_name=cand.path.name,
             architecture=info.arch.architecture,
-            n_params=info.arch.n_params,
+            n_params=model.n_params,
             quant=info.quant,
             size_bytes=size,
             first_file_bytes=first_size,
@@ -393,12 +437,12 @@ class Library:
             mtime_ns=mtime_ns,
             architecture=info.arch.architecture,
             family=family,
-            n_params=info.arch.n_params,
+            n_params=model.n_params,
             quant=info.quant,
             file_type=info.file_type,
             n_ctx_train=info.arch.n_ctx_train,
             has_chat_template=info.has_chat_template,
-            tensor_bytes=info.tensor_bytes,
+            tensor_bytes=model.tensor_bytes,
             general_name=info.name,
             repo_id=cand.repo_id,
             layout_name=cand.name,
@@ -449,23 +493,20 @@ class Library:
             )
         parts = _split_parts(src)
         try:
-            info = self._reader(src)
-        except GGUFError as exc:
-            raise LibraryError(
-                f"{src.name} is not a usable GGUF model: {exc.message}", kind=exc.kind
-            ) from exc
-        if copy:
-            dest_parts, sha = self._copy_parts(parts)
-        else:
-            dest_parts, sha = parts, file_sha256(src)
-        real = dest_parts[0].resolve()
-        cand = Candidate(dest_parts[0], "imported", real, dest_parts)
-        try:
+            model = self._read_model(parts)  # a broken file raises the reader's GGUFError
+            if copy:
+                dest_parts, sha = self._copy_parts(parts)
+            else:
+                dest_parts, sha = parts, file_sha256(src)
             size, mtime_ns = _stat_parts(dest_parts)
         except OSError as exc:
-            raise LibraryError(f"{dest_parts[0]} cannot be read: {exc.strerror}.") from exc
+            raise LibraryError(
+                f"{src} cannot be read: {exc.strerror or exc}.", kind="library.unreadable"
+            ) from exc
+        real = dest_parts[0].resolve()
+        cand = Candidate(dest_parts[0], "imported", real, dest_parts)
         entry = self._build_entry(
-            cand, info, (size, mtime_ns), sha=sha, source="imported", state=None
+            cand, model, (size, mtime_ns), sha=sha, source="imported", state=None
         )
         with self._store.transaction():
             self._store.put_entry(entry, real_path=real, sha256_from_layout=False)
@@ -481,26 +522,29 @@ class Library:
                 f"Cannot create the folder {dest_dir}: {exc.strerror}.", kind="library.copy_failed"
             ) from exc
         dests = tuple(dest_dir / p.name for p in parts)
-        first_sha = file_sha256(parts[0])
+        first_sha: str | None = None
         todo: list[tuple[Path, Path]] = []
         for src, dest in zip(parts, dests, strict=True):
-            if dest.exists():
-                if src.resolve() == dest.resolve() or (
-                    dest.stat().st_size == src.stat().st_size
-                    and file_sha256(dest) == file_sha256(src)
-                ):
-                    continue  # the same file was copied before
-                raise LibraryError(
-                    f"A different file named {dest.name} is already in {dest_dir}.",
-                    kind="library.exists",
+            if not dest.exists():
+                todo.append((src, dest))
+                continue
+            if not src.samefile(dest):
+                same = dest.stat().st_size == src.stat().st_size and (
+                    file_sha256(dest) == file_sha256(src)
                 )
-            todo.append((src, dest))
+                if not same:
+                    raise LibraryError(
+                        f"A different file named {dest.name} is already in {dest_dir}.",
+                        kind="library.exists",
+                    )
         temps: list[tuple[Path, Path]] = []
         try:
             for src, dest in todo:
                 tmp = dest_dir / f".{dest.name}.{secrets.token_hex(4)}.partial"
                 temps.append((tmp, dest))
-                _copy_file(src, tmp)
+                sha = _copy_file(src, tmp)
+                if src == parts[0]:
+                    first_sha = sha
             for tmp, dest in temps:
                 os.replace(tmp, dest)
         except OSError as exc:
@@ -508,13 +552,15 @@ class Library:
                 tmp.unlink(missing_ok=True)
             reason = (
                 "there is not enough disk space"
-                if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT)
                 else exc.strerror or str(exc)
             )
             raise LibraryError(
                 f"Copying {parts[0].name} to {dest_dir} failed: {reason}.",
                 kind="library.copy_failed",
             ) from exc
+        if first_sha is None:
+            first_sha = file_sha256(dests[0])
         return dests, first_sha
 
     # -- hashing -------------------------------------------------------------------------------
@@ -593,12 +639,16 @@ class Library:
         return self._catalog
 
 
-def _copy_file(src: Path, dest: Path) -> None:
+def _copy_file(src: Path, dest: Path) -> str:
+    """Copy ``src`` to a new file ``dest`` (flushed to disk); returns the sha256 of the bytes."""
+    digest = hashlib.sha256()
     with src.open("rb") as fin, dest.open("xb") as fout:
         while chunk := fin.read(_HASH_CHUNK):
+            digest.update(chunk)
             fout.write(chunk)
         fout.flush()
         os.fsync(fout.fileno())
+    return digest.hexdigest()
 
 
 def _split_parts(path: Path) -> tuple[Path, ...]:

@@ -109,7 +109,14 @@ class _Collector:
         self.problems.append(SourceProblem(path, self.source, message))
 
     def result(self) -> Discovery:
-        return Discovery(tuple(self.candidates), tuple(self.problems))
+        """The candidates, one per real file (the first path that reached it wins)."""
+        seen: set[Path] = set()
+        unique = []
+        for cand in self.candidates:
+            if cand.real_path not in seen:
+                seen.add(cand.real_path)
+                unique.append(cand)
+        return Discovery(tuple(unique), tuple(self.problems))
 
 
 # ---------------------------------------------------------------------------------------------
