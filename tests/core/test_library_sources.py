@@ -53,12 +53,10 @@ def hf_cache_repo(
     return repo_dir
 
 
-def ollama_model(
-    root: Path, name: str, tag: str, blob: bytes, host: str = "registry.ollama.ai"
-) -> str:
-    """An Ollama manifest (and its model blob) as ``ollama pull`` leaves them."""
-    digest = hashlib.sha256(blob).hexdigest()
-    _file(root / "blobs" / f"sha256-{digest}", blob)
+def ollama_manifest(
+    root: Path, name: str, tag: str, digest: str, host: str = "registry.ollama.ai"
+) -> Path:
+    """An Ollama manifest whose model layer is the blob ``sha256-<digest>``."""
     template = b"{{ .Prompt }}"
     template_digest = hashlib.sha256(template).hexdigest()
     _file(root / "blobs" / f"sha256-{template_digest}", template)
@@ -80,12 +78,23 @@ def ollama_model(
             {
                 "mediaType": "application/vnd.ollama.image.model",
                 "digest": f"sha256:{digest}",
-                "size": len(blob),
+                "size": 1,
             },
         ],
     }
-    path = root / "manifests" / host / (namespace or "library") / model / tag
-    _file(path, json.dumps(manifest).encode())
+    return _file(
+        root / "manifests" / host / (namespace or "library") / model / tag,
+        json.dumps(manifest).encode(),
+    )
+
+
+def ollama_model(
+    root: Path, name: str, tag: str, blob: bytes, host: str = "registry.ollama.ai"
+) -> str:
+    """A model as ``ollama pull`` leaves it: the blob and a manifest naming it."""
+    digest = hashlib.sha256(blob).hexdigest()
+    _file(root / "blobs" / f"sha256-{digest}", blob)
+    ollama_manifest(root, name, tag, digest, host)
     return digest
 
 
