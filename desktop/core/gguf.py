@@ -134,7 +134,7 @@ def _layer_index(name: str) -> int | None:
 def build_info(raw: RawHeader, source: str, display_name: str) -> GGUFInfo:
     """Interpret a parsed header: derived architecture, quant, byte totals."""
     metadata = raw.metadata
-    arch = derive_arch(metadata, raw.tensors, display_name)
+    arch = derive_arch(metadata, raw.tensors, display_name, raw.value_offsets)
     layer_bytes = [0] * arch.n_layers
     non_layer = 0
     for tensor in raw.tensors:

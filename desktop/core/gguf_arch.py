@@ -68,13 +68,20 @@ def _describe(value: Any) -> str:
 class _Keys:
     """Typed access to metadata with plain-sentence errors."""
 
-    def __init__(self, metadata: Mapping[str, Any], name: str) -> None:
+    def __init__(
+        self, metadata: Mapping[str, Any], name: str, offsets: Mapping[str, int] | None = None
+    ) -> None:
         self.md = metadata
         self.name = name
+        self.offsets = offsets or {}
+
+    def invalid(self, key: str, problem: str) -> GGUFFormatError:
+        return GGUFFormatError(f"{self.name} has {problem}", offset=self.offsets.get(key))
 
     def _bad(self, key: str, value: Any, expected: str) -> GGUFFormatError:
         return GGUFFormatError(
-            f"{self.name} has {_describe(value)} under {key} where {expected} belongs"
+            f"{self.name} has {_describe(value)} under {key} where {expected} belongs",
+            offset=self.offsets.get(key),
         )
 
     def integer(self, key: str, default: int | None = None) -> int:
@@ -88,7 +95,7 @@ class _Keys:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._bad(key, value, "a whole number")
         if value < 0:
-            raise GGUFFormatError(f"{self.name} has a negative {key} ({value})")
+            raise self.invalid(key, f"a negative {key} ({value})")
         return value
 
     def per_layer(self, key: str, n_layers: int, default: Sequence[int]) -> tuple[int, ...]:
@@ -97,15 +104,13 @@ class _Keys:
             return tuple(default)
         if isinstance(value, int) and not isinstance(value, bool):
             if value < 0:
-                raise GGUFFormatError(f"{self.name} has a negative {key} ({value})")
+                raise self.invalid(key, f"a negative {key} ({value})")
             return (value,) * n_layers
         if isinstance(value, tuple) and all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value
         ):
             if len(value) != n_layers:
-                raise GGUFFormatError(
-                    f"{self.name} has {len(value)} values under {key} for {n_layers} layers"
-                )
+                raise self.invalid(key, f"{len(value)} values under {key} for {n_layers} layers")
             return tuple(int(v) for v in value)
         raise self._bad(key, value, "a whole number or one per layer")
 
@@ -144,8 +149,9 @@ def _swa(
     if pattern is not None and window > 0:
         if isinstance(pattern, tuple):
             if len(pattern) != n_layers or not all(isinstance(v, (bool, int)) for v in pattern):
-                raise GGUFFormatError(
-                    f"{keys.name} has a sliding_window_pattern that does not list {n_layers} layers"
+                raise keys.invalid(
+                    p + "attention.sliding_window_pattern",
+                    f"a sliding_window_pattern that does not list {n_layers} layers",
                 )
             flags = tuple(bool(v) for v in pattern)
         else:
@@ -201,9 +207,16 @@ def _recurrent_state_bytes(
     return tuple(per_layer if r else 0 for r in recurrent)
 
 
-def derive_arch(metadata: Mapping[str, Any], tensors: Sequence[TensorInfo], name: str) -> ModelArch:
-    """Build a fully filled :class:`ModelArch` (per-layer tuples of ``n_layers``)."""
-    keys = _Keys(metadata, name)
+def derive_arch(
+    metadata: Mapping[str, Any],
+    tensors: Sequence[TensorInfo],
+    name: str,
+    offsets: Mapping[str, int] | None = None,
+) -> ModelArch:
+    """Build a fully filled :class:`ModelArch` (per-layer tuples of ``n_layers``).
+
+    ``offsets`` (key -> byte offset of the value) lets errors point at the offending value."""
+    keys = _Keys(metadata, name, offsets)
     arch = keys.text("general.architecture")
     if not arch:
         raise GGUFNotAModelError(
@@ -212,7 +225,9 @@ def derive_arch(metadata: Mapping[str, Any], tensors: Sequence[TensorInfo], name
     p = f"{arch}."
     n_layers = keys.integer(p + "block_count")
     if n_layers > MAX_LAYERS:
-        raise GGUFFormatError(f"{name} claims {n_layers} layers (llama.cpp allows {MAX_LAYERS})")
+        raise keys.invalid(
+            p + "block_count", f"{n_layers} layers, more than llama.cpp allows ({MAX_LAYERS})"
+        )
     n_embd = keys.integer(p + "embedding_length")
     n_ctx_train = keys.integer(p + "context_length")
 

@@ -197,6 +197,7 @@ class RawHeader:
     data_offset: int
     file_size: int | None
     special_tokens: dict[str, str]
+    value_offsets: dict[str, int]  # key -> byte offset of its value type
 
 
 @lru_cache(maxsize=1)
@@ -271,8 +272,20 @@ class HeaderParser:
         size = self._src.size
         return None if size is None else max(0, size - self._pos)
 
-    def _check_count(self, count: int, min_item: int, what: str, absurd: int, at: int) -> None:
-        """Refuse a count whose items could not fit in the rest of the file."""
+    def _check_count(
+        self,
+        count: int,
+        min_item: int,
+        what: str,
+        absurd: int,
+        at: int,
+        *,
+        inside: str | None = None,
+    ) -> None:
+        """Refuse a count whose items could not fit in the rest of the file.
+
+        ``what`` names the counted things ("tensors"); ``inside`` the item being read when the
+        file turns out to be cut short (defaults to ``what``)."""
         if count > absurd:
             raise GGUFFormatError(f"{self._name} is corrupt: it claims {count:,} {what}", offset=at)
         remaining = self._remaining()
@@ -283,7 +296,7 @@ class HeaderParser:
                     f"{remaining:,} bytes left in the file could hold",
                     offset=at,
                 )
-            raise self._truncated(what, at, self._src.size or 0)
+            raise self._truncated(inside or what, at, self._src.size or 0)
 
     def _unpack(self, code: str, size: int, what: str) -> Any:
         self._need(size, what)
@@ -304,7 +317,7 @@ class HeaderParser:
             raise GGUFFormatError(
                 f"{self._name} is corrupt: {what} claims to be {length:,} bytes long", offset=at
             )
-        self._check_count(length, 1, f"bytes in {what}", _ABSURD_STRING, at)
+        self._check_count(length, 1, f"bytes in {what}", _ABSURD_STRING, at, inside=what)
         self._need(length, what, at)
         data = bytes(self._buf[self._pos : self._pos + length])
         self._pos += length
@@ -355,7 +368,7 @@ class HeaderParser:
                 f"{self._name} is corrupt: {what} holds items of unknown type {item_type}",
                 offset=at,
             )
-        self._check_count(length, min_item, f"items in {what}", _ABSURD_ARRAY, at)
+        self._check_count(length, min_item, f"items in {what}", _ABSURD_ARRAY, at, inside=what)
         first = self._pos
         keep = materialize and length <= MAX_KEPT_ARRAY_ITEMS and length <= self._kept_budget
         if keep:
@@ -405,9 +418,8 @@ class HeaderParser:
                         f"{length:,} bytes long",
                         offset=pos,
                     )
-                self._check_count(
-                    length, 1, f"bytes in item {index} of {what}", _ABSURD_STRING, pos
-                )
+                item = f"item {index} of {what}"
+                self._check_count(length, 1, f"bytes in {item}", _ABSURD_STRING, pos, inside=item)
                 self._need(8 + length, f"item {index} of {what}")
                 buf, buflen = self._buf, len(self._buf)
             pos = end
@@ -468,6 +480,7 @@ class HeaderParser:
         self._check_count(n_kv, _MIN_KV_BYTES, "metadata entries", _ABSURD_KV, at)
 
         metadata: dict[str, Any] = {}
+        value_offsets: dict[str, int] = {}
         for index in range(n_kv):
             at = self._pos
             key = self._strict_text(
@@ -482,6 +495,7 @@ class HeaderParser:
             type_at = self._pos
             vtype = self._u32(f"the type of {key!r}")
             metadata[key] = self._value(vtype, f"the value of {key!r}", type_at)
+            value_offsets[key] = type_at
 
         alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
         if (
@@ -492,6 +506,7 @@ class HeaderParser:
         ):
             raise GGUFFormatError(
                 f"{self._name} is corrupt: general.alignment is {alignment!r}, not a power of two",
+                offset=value_offsets["general.alignment"],
             )
 
         tensors = self._tensor_infos(n_tensors, alignment)
@@ -506,6 +521,7 @@ class HeaderParser:
             data_offset=data_offset,
             file_size=self._src.size,
             special_tokens=self._special_tokens(metadata),
+            value_offsets=value_offsets,
         )
 
     def _tensor_infos(self, count: int, alignment: int) -> tuple[TensorInfo, ...]:
