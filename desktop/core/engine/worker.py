@@ -224,6 +224,7 @@ class Worker:
         self._template: Any = None
         self._stops: tuple[str, ...] = ()
         self._piece_buffer = ctypes.create_string_buffer(64)
+        self._cached = 0
 
     # -- reader thread side -------------------------------------------------------------
 
@@ -471,6 +472,7 @@ class Worker:
         llm.set_seed(params.seed if params.seed is not None else random.randrange(2**31))
         if not cmd.cache_prompt:
             llm.reset()
+        self._cached = reusable_prefix(llm, tokens)
         self._lc.llama_perf_context_reset(llm.ctx)
         stops = params.stop + template_stops
         self._run_tokens(cmd, llm, tokens, max_tokens=max_tokens, stops=stops, t_start=t_start)
@@ -562,7 +564,6 @@ class Worker:
             )
             return
         perf = self._lc.llama_perf_context(llm.ctx)
-        evaluated = int(perf.n_p_eval)
         self.send(
             p.Done(
                 id=cmd.id,
@@ -573,7 +574,7 @@ class Worker:
                 eval_ms=float(perf.t_eval_ms),
                 first_token_ms=None if t_first is None else (t_first - t_start) * 1000.0,
                 total_ms=(time.perf_counter() - t_start) * 1000.0,
-                cached_prompt_tokens=max(0, len(tokens) - evaluated),
+                cached_prompt_tokens=self._cached,
             )
         )
 
@@ -594,6 +595,20 @@ def prompt_tokens(llm: Any, text: str) -> list[int]:
     if llm._model.add_bos_token() and bos != -1 and tokens[:1] != [bos]:
         tokens.insert(0, bos)
     return tokens
+
+
+def reusable_prefix(llm: Any, tokens: Sequence[int]) -> int:
+    """Prompt tokens ``Llama.generate`` will take from the KV cache instead of evaluating
+    (the common prefix with what the context holds; at least one token is always evaluated)."""
+    held = int(llm.n_tokens)
+    if held <= 0:
+        return 0
+    common = 0
+    for cached, token in zip(llm._input_ids[:held].tolist(), tokens, strict=False):
+        if cached != token:
+            break
+        common += 1
+    return common - 1 if common == len(tokens) else common
 
 
 def _typed_metadata(llm: Any) -> dict[str, Any]:
@@ -625,17 +640,34 @@ def _claim_stdout() -> int:
     return protocol_fd
 
 
-def _read_commands(worker: Worker, writer: EventWriter, ready: threading.Event) -> None:
-    stdin = sys.stdin.buffer
-    ready.wait()  # the ready event goes out first
+def _lines(fd: int) -> Iterator[bytes]:
+    """Lines from a raw descriptor. Unbuffered reads: a daemon thread blocked in a buffered
+    ``readline`` holds the buffer's lock and makes interpreter shutdown abort the process."""
+    pending = b""
     while True:
         try:
-            line = stdin.readline(p.MAX_LINE_BYTES + 1)
-        except (OSError, ValueError):
-            line = b""
-        if not line:
-            worker.submit(None)
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if pending:
+                yield pending
             return
+        pending += chunk
+        while True:
+            end = pending.find(b"\n")
+            if end < 0:
+                if len(pending) > p.MAX_LINE_BYTES:
+                    yield pending  # too long: decode() rejects it
+                    pending = b""
+                break
+            yield pending[: end + 1]
+            pending = pending[end + 1 :]
+
+
+def _read_commands(worker: Worker, writer: EventWriter, ready: threading.Event) -> None:
+    ready.wait()  # the ready event goes out first
+    for line in _lines(sys.stdin.fileno()):
         if not line.strip():
             continue
         try:
@@ -648,6 +680,7 @@ def _read_commands(worker: Worker, writer: EventWriter, ready: threading.Event) 
             writer.send(p.Error(None, "protocol", reason))
             continue
         worker.submit(message)
+    worker.submit(None)
 
 
 def _limit_address_space(headroom: int) -> None:

@@ -1,0 +1,121 @@
+"""What `run` and `bench` share: finding the model file, the fit prediction, worker errors."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.core.errors import EngineError, ScoutError
+
+log = logging.getLogger(__name__)
+
+
+class ModelNotFound(EngineError):
+    kind = "engine.model_not_found"
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """MODEL plus the load options both commands take."""
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        help="a GGUF file, a downloaded catalog variant id (model:QUANT) or a demo model key",
+    )
+    parser.add_argument("--ngl", type=int, default=0, metavar="N", help="layers on the GPU")
+    parser.add_argument(
+        "--threads", type=int, default=None, metavar="N", help="CPU threads (physical cores)"
+    )
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.endswith(".gguf") or "/" in spec or "\\" in spec or spec.startswith(".")
+
+
+def resolve_model(spec: str) -> Path:
+    """A path as given; else a downloaded catalog variant; else a demo model key.
+
+    A path that does not exist is returned as is: the worker reports it with the same
+    sentence as every other load failure.
+    """
+    path = Path(spec).expanduser()
+    if path.exists() or _looks_like_path(spec):
+        return path
+    from desktop.core import demo
+
+    for model in demo.demo_models(assemble=True):
+        if spec in (model.key, model.key.split("-", 1)[0]):
+            return model.path
+    if ":" in spec:
+        found = _installed_variant(spec)
+        if found is not None:
+            return found
+        raise ModelNotFound(
+            f"The catalog variant {spec} is not downloaded; run `llm-scout download {spec}` first."
+        )
+    raise ModelNotFound(f"{spec} is neither a model file nor a catalog variant id (model:QUANT).")
+
+
+def _installed_variant(variant_id: str) -> Path | None:
+    from desktop.core import paths
+    from desktop.core.catalog import load_catalog
+
+    _model, variant = load_catalog().variant(variant_id)  # CatalogError for an unknown id
+    try:
+        download = importlib.import_module("desktop.core.download")
+    except ModuleNotFoundError:
+        download = None
+    if download is not None and hasattr(download, "installed_path"):
+        found = download.installed_path(variant)
+        return Path(found) if found is not None else None
+    # Until the downloads module decides otherwise: models_dir/<repo with __>/<file>.
+    first = variant.files[0].name if variant.files else None
+    if first is None:
+        return None
+    for candidate in (
+        paths.models_dir() / variant.repo.replace("/", "__") / first,
+        paths.models_dir() / Path(first).name,
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class Prediction:
+    ram_bytes: int | None
+    vram_bytes: int | None
+    tokens_per_s: float | None
+    roofline_tokens_per_s: float | None
+
+
+def predict(
+    path: Path,
+    *,
+    n_ctx: int,
+    n_gpu_layers: int,
+    prompt_tokens: int,
+    measure_bandwidth: bool = False,
+) -> Prediction:
+    """The fit estimate for the same settings as the run; unknown parts stay None."""
+    try:
+        from desktop.core.fit import FitTarget, estimate
+        from desktop.core.gguf import read_gguf
+        from desktop.core.hardware.probe import probe
+
+        info = read_gguf(path)
+        result = estimate(
+            FitTarget.from_gguf(info),
+            probe(measure_bandwidth=measure_bandwidth),
+            n_ctx=n_ctx,
+            n_gpu_layers=n_gpu_layers,
+            prompt_tokens=prompt_tokens,
+        )
+    except (ScoutError, OSError) as exc:
+        log.info("no fit prediction for %s: %s", path, exc)
+        return Prediction(None, None, None, None)
+    return Prediction(
+        result.ram_bytes, result.vram_bytes, result.tokens_per_s, result.roofline_tokens_per_s
+    )

@@ -1,0 +1,581 @@
+"""Starts and stops engine workers, sends commands, delivers events, samples memory.
+
+One :class:`EngineClient` owns one worker process (several clients hold several models side by
+side). Plain threads, no Qt: a reader thread turns the worker's stdout into events, a second one
+keeps the tail of its stderr (llama.cpp's log), a third samples its memory at 4-10 Hz.
+
+Events reach callers in two ways: the ``on_event`` callback (called on the reader thread) and
+:class:`Request` objects, whose :meth:`Request.events` iterator yields the events of one request
+until its terminal event (``loaded``, ``done`` or ``error``). Each request also measures itself
+as events arrive (:class:`~desktop.core.engine.metrics.GenerationMeter`), so timings are taken
+on the reader thread at arrival, not whenever a consumer gets round to them.
+
+A worker that dies (crash, SIGKILL, out-of-memory kill) or writes something that is not a
+protocol line ends every open request with one ``error`` event (kind ``crashed`` or
+``protocol``) carrying the tail of its stderr; text already streamed stays in
+:attr:`Request.text`. The process is always reaped (no zombies) and :meth:`EngineClient.start`
+may be called again at once.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from desktop.core.engine import protocol as p
+from desktop.core.engine.memory import MemorySampler, NvmlReader, ProcessMemory
+from desktop.core.engine.metrics import GenerationMeter, MemoryPhases
+from desktop.core.errors import EngineError
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT_S = 60.0
+CLOSE_TIMEOUT_S = 5.0
+STDERR_LINES = 400
+MEMORY_HISTORY = 8 * 60 * 30  # half an hour at 8 Hz
+
+
+class WorkerError(EngineError):
+    """A request ended with an error event; ``kind`` is ``engine.<protocol kind>``."""
+
+    def __init__(self, event: p.Error) -> None:
+        super().__init__(event.message, kind=f"engine.{event.kind}")
+        self.event = event
+
+    @property
+    def detail(self) -> str:
+        return self.event.detail
+
+
+def worker_command() -> list[str]:
+    """How to start a worker: the frozen app's own executable with a flag, else ``python -m``."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "--engine-worker"]
+    return [sys.executable, "-m", "desktop.core.engine.worker"]
+
+
+class Request:
+    """One command in flight and everything that came back for it."""
+
+    def __init__(self, request_id: str, command: p.Command) -> None:
+        self.id = request_id
+        self.command = command
+        self.t_sent: float | None = None
+        self.meter = GenerationMeter()
+        self.text = ""
+        self.terminal: p.Event | None = None
+        self.t_terminal: float | None = None
+        self._parts: list[str] = []
+        self._events: queue.Queue[p.Event] = queue.Queue()
+        self._finished = threading.Event()
+
+    @property
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    def _deliver(self, event: p.Event, t: float) -> None:
+        if isinstance(event, p.Tokens):
+            self.meter.record_tokens(t, event.n_tokens)
+            if event.text:
+                self._parts.append(event.text)
+                self.text = "".join(self._parts)
+        elif isinstance(event, p.Done):
+            self.meter.record_prompt(
+                max(0, event.prompt_tokens - event.cached_prompt_tokens),
+                event.prompt_eval_ms / 1000.0,
+            )
+        if isinstance(event, p.TERMINAL_EVENTS):
+            self.terminal = event
+            self.t_terminal = t
+        self._events.put(event)
+        if isinstance(event, p.TERMINAL_EVENTS):
+            self._finished.set()
+
+    def events(self, timeout: float | None = None) -> Iterator[p.Event]:
+        """Events of this request in order, ending with its terminal event.
+
+        ``timeout`` bounds the wait for each next event; past it a ``timeout`` error ends the
+        iteration (the request itself keeps running).
+        """
+        while True:
+            try:
+                event = self._events.get(timeout=timeout)
+            except queue.Empty:
+                yield p.Error(self.id, "timeout", "The engine worker did not answer in time.")
+                return
+            yield event
+            if isinstance(event, p.TERMINAL_EVENTS):
+                return
+
+    def wait(self, timeout: float | None = None) -> p.Event:
+        """Block until the terminal event; a ``timeout`` error event if it does not come."""
+        if not self._finished.wait(timeout):
+            return p.Error(self.id, "timeout", "The engine worker did not answer in time.")
+        assert self.terminal is not None
+        return self.terminal
+
+    def result(self, timeout: float | None = None) -> p.Event:
+        """The terminal event; raise :class:`WorkerError` if it is an error."""
+        event = self.wait(timeout)
+        if isinstance(event, p.Error):
+            raise WorkerError(event)
+        return event
+
+
+class EngineClient:
+    """One engine worker process.
+
+    Callbacks (called on the client's threads, keep them short): ``on_event(event)`` for every
+    event, ``on_memory(ProcessMemory)`` for every memory reading.
+    """
+
+    def __init__(
+        self,
+        *,
+        command: Sequence[str] | None = None,
+        worker_args: Sequence[str] = (),
+        on_event: Callable[[p.Event], None] | None = None,
+        on_memory: Callable[[ProcessMemory], None] | None = None,
+        sample_hz: float = 8.0,
+        nvml: NvmlReader | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.command = list(command) if command is not None else worker_command()
+        self.worker_args = list(worker_args)
+        self._on_event = on_event
+        self._on_memory = on_memory
+        self._sample_hz = sample_hz
+        self._nvml = nvml if nvml is not None else NvmlReader()
+        self._env = dict(env) if env is not None else None
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._requests: dict[str, Request] = {}
+        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self._threads: list[threading.Thread] = []
+        self._sampler: MemorySampler | None = None
+        self._ready_queue: queue.Queue[p.Event | None] = queue.Queue()
+        self._closing = False
+        self._failed = False
+        self.ready: p.Ready | None = None
+        self.loaded: p.Loaded | None = None
+        self.memory: deque[ProcessMemory] = deque(maxlen=MEMORY_HISTORY)
+        self.spawn_ms: float | None = None
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode if self._proc is not None else None
+
+    def start(self, timeout: float = START_TIMEOUT_S) -> p.Ready:
+        """Spawn the worker and wait for its ``ready`` event (protocol version checked)."""
+        if self.alive:
+            raise EngineError("This engine client already runs a worker.", kind="engine.busy")
+        self._reset()
+        started = time.perf_counter()
+        try:
+            self._proc = subprocess.Popen(
+                [*self.command, *self.worker_args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                env=self._worker_env(),
+                close_fds=True,
+            )
+        except OSError as exc:
+            raise EngineError(
+                f"The engine worker could not be started: {exc.strerror or exc}.",
+                kind="engine.spawn_failed",
+            ) from exc
+        proc = self._proc
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        self._spawn_thread(self._read_stderr, proc.stderr, "stderr")
+        self._spawn_thread(self._read_events, proc.stdout, "events")
+        try:
+            first = self._ready_queue.get(timeout=timeout)
+        except queue.Empty:
+            self._kill_and_reap()
+            raise EngineError(
+                f"The engine worker did not start within {timeout:.0f} s.", kind="engine.timeout"
+            ) from None
+        if not isinstance(first, p.Ready):
+            self._kill_and_reap()
+            if isinstance(first, p.Error):
+                raise WorkerError(first)
+            raise EngineError(
+                "The engine worker stopped before it was ready: " + self._stderr_sentence(),
+                kind="engine.crashed",
+            )
+        if first.protocol_version != p.PROTOCOL_VERSION:
+            self._kill_and_reap()
+            raise EngineError(
+                f"The engine worker speaks protocol version {first.protocol_version}; "
+                f"this app needs version {p.PROTOCOL_VERSION}.",
+                kind="engine.protocol",
+            )
+        self.spawn_ms = (time.perf_counter() - started) * 1000.0
+        self.ready = first
+        self._sampler = MemorySampler(
+            first.pid, self._record_memory, hz=self._sample_hz, nvml=self._nvml
+        )
+        self._sampler.start()
+        return first
+
+    def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
+        """Shut the worker down (killing it if it does not exit in ``timeout``) and reap it."""
+        proc = self._proc
+        if proc is None:
+            return
+        self._closing = True
+        if proc.poll() is None:
+            try:
+                self._write(p.Shutdown(self._next_id("s")))
+            except EngineError:
+                pass
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                log.warning("engine worker %s did not exit; killing it", proc.pid)
+        self._kill_and_reap()
+
+    def kill(self) -> None:
+        """SIGKILL the worker, as the out-of-memory killer would (open requests get ``crashed``)."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            if hasattr(signal, "SIGKILL"):
+                os.kill(proc.pid, signal.SIGKILL)
+            else:  # pragma: no cover - Windows
+                proc.kill()
+
+    def __enter__(self) -> EngineClient:
+        if not self.alive:
+            self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- commands -----------------------------------------------------------------------
+
+    def load(
+        self,
+        path: str | Path,
+        *,
+        n_ctx: int = 2048,
+        n_gpu_layers: int = 0,
+        n_threads: int | None = None,
+        n_threads_batch: int | None = None,
+        n_batch: int = 512,
+        flash_attn: bool = False,
+        template: str | None = None,
+    ) -> Request:
+        """Send ``load``; ``.result()`` on the returned request gives the ``Loaded`` event."""
+        command = p.Load(
+            id=self._next_id("l"),
+            path=str(path),
+            n_ctx=n_ctx,
+            n_gpu_layers=n_gpu_layers,
+            n_threads=n_threads,
+            n_threads_batch=n_threads_batch,
+            n_batch=n_batch,
+            flash_attn=flash_attn,
+            template=template,
+        )
+        return self.submit(command)
+
+    def load_model(
+        self, path: str | Path, timeout: float | None = None, **options: Any
+    ) -> p.Loaded:
+        """Load and wait; raise :class:`WorkerError` when the worker refuses."""
+        event = self.load(path, **options).result(timeout)
+        assert isinstance(event, p.Loaded)
+        return event
+
+    def generate(
+        self,
+        *,
+        messages: Sequence[p.ChatMessage | Mapping[str, str]] = (),
+        prompt: str | None = None,
+        prompt_tokens: Sequence[int] = (),
+        system: str | None = None,
+        params: p.SamplingParams | None = None,
+        cache_prompt: bool = True,
+    ) -> Request:
+        """Send ``generate`` with exactly one of messages, prompt or prompt tokens."""
+        chat = tuple(
+            m if isinstance(m, p.ChatMessage) else p.ChatMessage(m["role"], m["content"])
+            for m in messages
+        )
+        command = p.Generate(
+            id=self._next_id("g"),
+            messages=chat,
+            prompt=prompt,
+            prompt_tokens=tuple(prompt_tokens),
+            system=system,
+            params=params or p.SamplingParams(),
+            cache_prompt=cache_prompt,
+        )
+        return self.submit(command)
+
+    def cancel(self, request_id: str) -> None:
+        """Ask the worker to stop a load or generation (a no-op once it has finished)."""
+        if self.alive:
+            try:
+                self._write(p.Cancel(request_id))
+            except EngineError:
+                pass
+
+    def unload(self, timeout: float | None = 60.0) -> None:
+        """Free the model and wait until the worker says so."""
+        self.submit(p.Unload(self._next_id("u"))).result(timeout)
+        self.loaded = None
+
+    def submit(self, command: p.Command) -> Request:
+        """Send any command that expects an answer and track its request."""
+        request = Request(command.id, command)
+        with self._lock:
+            if self._proc is None or self._failed or self._proc.poll() is not None:
+                raise EngineError(
+                    "The engine worker is not running; start it first.", kind="engine.crashed"
+                )
+            self._requests[command.id] = request
+        request.t_sent = time.perf_counter()
+        request.meter.record_sent(request.t_sent)
+        try:
+            self._write(command)
+        except EngineError:
+            with self._lock:
+                self._requests.pop(command.id, None)
+            raise
+        return request
+
+    # -- memory -------------------------------------------------------------------------
+
+    def sample_memory(self) -> ProcessMemory | None:
+        """Read the worker's memory now (also recorded in :attr:`memory`)."""
+        sampler = self._sampler
+        return sampler.sample_now() if sampler is not None else None
+
+    def memory_phases(self, load: Request | None, generation: Request) -> MemoryPhases:
+        """Memory after load, after the first token and at peak for one load + generation."""
+        phases = MemoryPhases()
+        if load is not None and load.t_terminal is not None:
+            phases.record_load_done(load.t_terminal)
+        if generation.meter.t_first is not None:
+            phases.record_first_token(generation.meter.t_first)
+        if generation.t_terminal is not None:
+            phases.record_generation_done(generation.t_terminal)
+        for reading in list(self.memory):
+            phases.add(reading.as_sample())
+        return phases
+
+    def _record_memory(self, reading: ProcessMemory) -> None:
+        self.memory.append(reading)
+        if self._on_memory is not None:
+            self._on_memory(reading)
+
+    # -- logs ---------------------------------------------------------------------------
+
+    def stderr_tail(self, lines: int = 40, max_chars: int = 4000) -> str:
+        """The last lines the worker wrote to stderr (llama.cpp's log), at most ``max_chars``."""
+        return "\n".join(list(self._stderr)[-lines:])[-max_chars:]
+
+    def _stderr_sentence(self) -> str:
+        last = next((line for line in reversed(self._stderr) if line.strip()), "")
+        return (last.strip() or "no message") + ("" if last.endswith(".") else ".")
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        self._requests.clear()
+        self._stderr.clear()
+        self._threads = []
+        self._ready_queue = queue.Queue()
+        self._closing = False
+        self._failed = False
+        self.ready = None
+        self.loaded = None
+
+    def _worker_env(self) -> dict[str, str]:
+        env = dict(os.environ if self._env is None else self._env)
+        root = str(Path(__file__).resolve().parents[3])
+        current = env.get("PYTHONPATH", "")
+        if root not in current.split(os.pathsep):
+            env["PYTHONPATH"] = root + (os.pathsep + current if current else "")
+        return env
+
+    def _next_id(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids)}"
+
+    def _spawn_thread(
+        self, target: Callable[[IO[bytes]], None], stream: IO[bytes], name: str
+    ) -> None:
+        thread = threading.Thread(
+            target=target, args=(stream,), name=f"engine-{name}-{self.pid}", daemon=True
+        )
+        self._threads.append(thread)
+        thread.start()
+
+    def _write(self, command: p.Command) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise EngineError("The engine worker is not running.", kind="engine.crashed")
+        data = p.encode(command)
+        with self._write_lock:
+            try:
+                proc.stdin.write(data)
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError) as exc:
+                raise EngineError(
+                    "The engine worker is not running.", kind="engine.crashed"
+                ) from exc
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        for raw in iter(stream.readline, b""):
+            line = raw.decode("utf-8", errors="replace").rstrip("\n")
+            self._stderr.append(line)
+        stream.close()
+
+    def _read_events(self, stream: IO[bytes]) -> None:
+        failure: p.Error | None = None
+        while True:
+            line = stream.readline(p.MAX_LINE_BYTES + 1)
+            if not line:
+                break
+            t = time.perf_counter()
+            try:
+                event = p.decode(line)
+                if not isinstance(event, p.EVENT_TYPES):
+                    raise p.ProtocolError(f"The worker sent a '{event.type}' command.")
+            except p.ProtocolError as exc:
+                preview = line[:80].decode("utf-8", errors="replace").strip()
+                failure = p.Error(
+                    None,
+                    "protocol",
+                    f"The engine worker sent a line that is not a protocol message ({exc}): "
+                    f"{preview!r}.",
+                )
+                break
+            self._dispatch(event, t)
+        stream.close()
+        self._worker_ended(failure)
+
+    def _dispatch(self, event: p.Event, t: float) -> None:
+        if isinstance(event, p.Ready) or (isinstance(event, p.Error) and self.ready is None):
+            self._ready_queue.put(event)
+        request_id = getattr(event, "id", None)
+        request = self._requests.get(request_id) if isinstance(request_id, str) else None
+        if request is not None:
+            first_token = isinstance(event, p.Tokens) and request.meter.t_first is None
+            request._deliver(event, t)
+            if isinstance(event, p.TERMINAL_EVENTS):
+                with self._lock:
+                    self._requests.pop(event.id or "", None)
+            if isinstance(event, p.Loaded):
+                self.loaded = event
+            if first_token or isinstance(event, (p.Loaded, p.Done)):
+                self.sample_memory()  # a reading at the instants the phases are defined by
+        if self._on_event is not None:
+            try:
+                self._on_event(event)
+            except Exception:
+                log.exception("an engine event callback failed")
+
+    def _worker_ended(self, failure: p.Error | None) -> None:
+        """The worker's stdout closed: reap it, then end every open request with one error."""
+        proc = self._proc
+        if failure is not None:
+            self._failed = True
+        if proc is not None:
+            if failure is not None and proc.poll() is None:
+                proc.kill()
+            try:
+                proc.wait(timeout=CLOSE_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for thread in self._threads:
+            if thread is not threading.current_thread() and thread.name.startswith("engine-stderr"):
+                thread.join(timeout=2.0)
+        if self._sampler is not None:
+            self._sampler.stop()
+        with self._lock:
+            open_requests = list(self._requests.values())
+            self._requests.clear()
+        if failure is None:
+            if self._closing and not open_requests:
+                self._ready_queue.put(None)
+                return
+            failure = p.Error(None, "crashed", self._crash_message(), self.stderr_tail())
+        else:
+            failure = p.Error(None, failure.kind, failure.message, self.stderr_tail())
+        self._failed = True
+        self._ready_queue.put(failure if self.ready is None else None)
+        t = time.perf_counter()
+        for request in open_requests:
+            error = p.Error(request.id, failure.kind, failure.message, failure.detail)
+            request._deliver(error, t)
+            self._notify(error)
+        if not open_requests and self.ready is not None and not self._closing:
+            self._notify(failure)
+
+    def _notify(self, event: p.Event) -> None:
+        if self._on_event is not None:
+            try:
+                self._on_event(event)
+            except Exception:
+                log.exception("an engine event callback failed")
+
+    def _crash_message(self) -> str:
+        code = self._proc.returncode if self._proc is not None else None
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            hint = " (often the system's out-of-memory killer)" if name == "SIGKILL" else ""
+            return f"The engine worker was killed by {name}{hint}."
+        return f"The engine worker stopped unexpectedly (exit status {code})."
+
+    def _kill_and_reap(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        self._closing = True
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin,):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout=5.0)
+        if self._sampler is not None:
+            self._sampler.stop()
