@@ -36,7 +36,13 @@ from desktop.core.library_sources import (
     ScanRoot,
     discover,
 )
-from desktop.core.library_store import DB_FILE, LibraryEntry, LibraryProblem, LibraryStore
+from desktop.core.library_store import (
+    DB_FILE,
+    FileState,
+    LibraryEntry,
+    LibraryProblem,
+    LibraryStore,
+)
 
 if TYPE_CHECKING:
     from desktop.core.catalog import Catalog
@@ -289,7 +295,9 @@ class Library:
             seconds=time.perf_counter() - started,
         )
 
-    def _scan_candidate(self, cand: Candidate, known: dict[str, Any], state: _ScanState) -> None:
+    def _scan_candidate(
+        self, cand: Candidate, known: dict[str, FileState], state: _ScanState
+    ) -> None:
         key = str(cand.path)
         if key in state.seen or cand.real_path in state.seen_real:
             return  # the same file reached through another folder or link
@@ -313,7 +321,8 @@ class Library:
                 return
             self._refresh_layout_facts(cand, old)
             return
-        entry = self._read_entry(cand, (size, mtime_ns), state=state)
+        source = old.source if old is not None else None  # an import stays an import
+        entry = self._read_entry(cand, (size, mtime_ns), state=state, source=source)
         if entry is None:
             return
         if old is None:
@@ -323,7 +332,7 @@ class Library:
             if old.missing:
                 state.reappeared.append(cand.path)
 
-    def _refresh_layout_facts(self, cand: Candidate, old: Any) -> None:
+    def _refresh_layout_facts(self, cand: Candidate, old: FileState) -> None:
         """A known, unchanged file: keep what its layout says now (a new Ollama tag, say)."""
         changes: dict[str, Any] = {}
         if cand.name is not None and cand.name != old.layout_name:
@@ -455,7 +464,7 @@ class Library:
         )
 
     def _sweep(
-        self, known: dict[str, Any], state: _ScanState, scanned: Sequence[Path]
+        self, known: dict[str, FileState], state: _ScanState, scanned: Sequence[Path]
     ) -> list[LibraryEntry]:
         """Rows this scan did not see: vanished files become missing; stale problems go."""
         newly_missing: list[str] = []
