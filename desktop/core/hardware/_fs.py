@@ -131,6 +131,7 @@ def pci_device_name(root: Path, vendor: int, device: int) -> str | None:
 def _lookup_pci_ids(text: str, vendor: int, device: int) -> str | None:
     vendor_key = f"{vendor:04x}"
     device_key = f"\t{device:04x}"
+    text = "\n" + text
     start = text.find(f"\n{vendor_key}  ")
     if start < 0:
         return None

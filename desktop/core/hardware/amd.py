@@ -112,7 +112,7 @@ def probe_amd_sysfs(root: Path = Path("/")) -> list[GpuInfo]:
             or pci_device_name(root, card.vendor, card.device)
             or f"AMD GPU 0x{card.device:04x}"
         )
-        if not name.startswith(("AMD", "Radeon", "ATI")):
+        if not name.startswith("AMD"):
             name = f"AMD {name}"
         generation, width = pcie_link(dev)
         gpus.append(

@@ -1,0 +1,195 @@
+"""`llm-scout hw [--json] [--save FILE] [--measure-disk] [--profile FILE|NAME] [--list-profiles]`.
+
+Shows this machine's hardware as LLM Scout sees it (CPU, memory, the disk holding the models
+folder, GPUs), or a what-if profile. The first run measures the CPU memory bandwidth once (a
+fraction of a second) and caches it; ``--measure-disk`` also times a sequential read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.core.errors import HardwareError
+from desktop.core.hardware.profile import HardwareProfile
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "hw",
+        help="show this machine's hardware (or a what-if profile)",
+        description="Show the hardware LLM Scout sees here, or a what-if hardware profile.",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument(
+        "--save", metavar="FILE", type=Path, help="also write the profile to FILE (JSON)"
+    )
+    parser.add_argument(
+        "--measure-disk",
+        action="store_true",
+        help="measure the models disk's read speed (reads up to 256 MiB)",
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="FILE|NAME",
+        help="show a saved profile file or a bundled what-if profile instead of this machine",
+    )
+    parser.add_argument(
+        "--list-profiles", action="store_true", help="list the bundled what-if profiles"
+    )
+    parser.set_defaults(handler=run_hw)
+
+
+def run_hw(args: argparse.Namespace) -> int:
+    from desktop.cli import CliUsageError
+    from desktop.core.hardware.whatif import list_profiles, load_profile
+
+    if args.list_profiles:
+        if args.profile or args.save or args.measure_disk:
+            raise CliUsageError("--list-profiles cannot be combined with other options.")
+        return _list(list_profiles(), load_profile, as_json=args.json)
+    if args.profile and args.measure_disk:
+        raise CliUsageError("--measure-disk measures this machine; it cannot go with --profile.")
+
+    if args.profile:
+        profile = load_profile(args.profile)
+        title = f"{profile.name or args.profile} ({profile.source})"
+    else:
+        from desktop.core.hardware.probe import probe
+        from desktop.core.settings import load_settings
+
+        profile = probe(
+            load_settings().resolved_models_dir(),
+            measure_disk=args.measure_disk,
+            measure_bandwidth=True,
+        )
+        title = "This machine"
+
+    if args.save is not None:
+        try:
+            profile.save(args.save)
+        except OSError as exc:
+            raise HardwareError(
+                f"Cannot write the hardware profile to {args.save}: {exc.strerror or exc}."
+            ) from exc
+
+    if args.json:
+        emit_json(profile.to_dict())
+    else:
+        _print_profile(profile, title)
+        if args.save is not None:
+            sys.stdout.write(f"\nSaved to {args.save}\n")
+    return 0
+
+
+def _list(names: list[str], load: Any, *, as_json: bool) -> int:
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        profile: HardwareProfile = load(name)
+        gpu = profile.gpus[0] if profile.gpus else None
+        rows.append(
+            {
+                "name": name,
+                "title": profile.name,
+                "memory_total_bytes": profile.memory.total_bytes,
+                "gpu": gpu.name if gpu else None,
+                "gpu_memory_total_bytes": gpu.memory_total_bytes if gpu else None,
+                "unified_memory": profile.unified_memory,
+            }
+        )
+    if as_json:
+        emit_json({"profiles": rows})
+        return 0
+    print_table(
+        ["name", "machine", "RAM", "GPU", "GPU memory"],
+        [
+            [
+                r["name"],
+                r["title"],
+                human_bytes(r["memory_total_bytes"]),
+                r["gpu"] or "-",
+                ("unified " if r["unified_memory"] else "")
+                + human_bytes(r["gpu_memory_total_bytes"]),
+            ]
+            for r in rows
+        ],
+    )
+    return 0
+
+
+def _print_profile(profile: HardwareProfile, title: str) -> None:
+    out = sys.stdout
+    cpu, memory = profile.cpu, profile.memory
+    out.write(f"{title}" + (f" - {profile.os}" if profile.os else "") + "\n\n")
+    out.write(
+        f"CPU     {cpu.brand} ({cpu.arch}), {cpu.physical_cores} cores / "
+        f"{cpu.logical_cores} threads\n"
+    )
+    caches = ", ".join(
+        f"{label} {human_bytes(size)}"
+        for label, size in (("L1d", cpu.l1d_bytes), ("L2", cpu.l2_bytes), ("L3", cpu.l3_bytes))
+        if size
+    )
+    if caches:
+        out.write(f"        caches: {caches}\n")
+    out.write(f"        flags: {' '.join(cpu.flags) or '-'}\n")
+    bandwidth = cpu.memory_bandwidth_gbps
+    out.write(f"        memory bandwidth: {f'{bandwidth:.1f} GB/s' if bandwidth else '-'}\n")
+    limit = f" (container limit {human_bytes(memory.limit_bytes)})" if memory.limit_bytes else ""
+    out.write(
+        f"Memory  {human_bytes(memory.total_bytes)} total{limit}, "
+        f"{human_bytes(memory.available_bytes)} available, "
+        f"swap {human_bytes(memory.swap_total_bytes)}\n\n"
+    )
+
+    out.write("Disk (models folder)\n")
+    if profile.disks:
+        print_table(
+            ["path", "device", "kind", "total", "free", "read speed"],
+            [
+                [
+                    d.path,
+                    d.device,
+                    d.kind,
+                    human_bytes(d.total_bytes),
+                    human_bytes(d.free_bytes),
+                    f"{d.read_bytes_per_s / 1e6:.0f} MB/s" if d.read_bytes_per_s else "-",
+                ]
+                for d in profile.disks
+            ],
+        )
+    else:
+        out.write("(not known)\n")
+
+    out.write("\nGPUs\n")
+    if profile.gpus:
+        print_table(
+            ["#", "vendor", "name", "memory", "free", "bandwidth", "compute", "unified"],
+            [
+                [
+                    g.index,
+                    g.vendor,
+                    g.name,
+                    human_bytes(g.memory_total_bytes),
+                    human_bytes(g.memory_free_bytes),
+                    f"{g.bandwidth_gbps:.0f} GB/s" if g.bandwidth_gbps else "-",
+                    g.compute_capability or "-",
+                    "yes" if g.unified_memory else "no",
+                ]
+                for g in profile.gpus
+            ],
+        )
+    else:
+        out.write("none found (models run on the CPU)\n")
+
+    if profile.notes:
+        out.write("\nNotes\n")
+        for note in profile.notes:
+            out.write(f"- {note}\n")
+    if profile.sources:
+        out.write("\nSources\n")
+        for source in profile.sources:
+            out.write(f"- {source}\n")
