@@ -285,8 +285,8 @@ def _linux_caches(sys_cpu: Path, cpu: int, logical: int) -> tuple[int | None, ..
 
 
 def read_sysctl(run: Runner) -> dict[str, str]:
-    """``sysctl hw machdep iogpu vm.swapusage`` as a dict (macOS prints ``name: value`` lines)."""
-    out = run(["sysctl", "hw", "machdep", "iogpu", "vm.swapusage"])
+    """The macOS sysctl values the probes use, as a dict (sysctl prints ``name: value`` lines)."""
+    out = run(["sysctl", "hw", "machdep", "iogpu", "vm.swapusage", "kern.osproductversion"])
     return parse_colon_table(out) if out else {}
 
 
