@@ -20,7 +20,6 @@ from typing import Any, Literal
 from desktop.core import paths
 from desktop.core.catalog_filters import (
     MODEL_SORT_KEYS,
-    QUANT_BITS,
     VARIANT_SORT_KEYS,
     filter_models,
     filter_variants,
@@ -31,11 +30,11 @@ from desktop.core.catalog_filters import (
 )
 from desktop.core.catalog_overlay import (
     REFRESH_FILE_NAME,
-    RefreshData,
+    RefreshFacts,
     apply_refresh,
     merge_overlay,
     overlay_pointer,
-    refresh_data,
+    refresh_facts,
 )
 from desktop.core.catalog_schema import (
     file_name_problem,
@@ -48,7 +47,6 @@ from desktop.core.modelinfo import ModelArch
 
 __all__ = [
     "MODEL_SORT_KEYS",
-    "QUANT_BITS",
     "VARIANT_SORT_KEYS",
     "Catalog",
     "CatalogError",
@@ -325,17 +323,20 @@ def load_catalog(
     bundled: Path | None = None,
     user: Path | None = None,
     refreshed: Path | None = None,
+    *,
+    with_refresh: bool = True,
 ) -> Catalog:
     """Load the bundled catalog, then the refresh overlay and the user overlay over it.
 
     Missing overlay files are fine; a broken file of any layer raises CatalogError.
+    ``with_refresh=False`` leaves the refresh overlay out (what ``catalog refresh`` starts from).
     """
     bundled = bundled if bundled is not None else paths.bundled_catalog_path()
     user = user if user is not None else paths.user_catalog_path()
     refreshed = refreshed if refreshed is not None else refresh_overlay_path()
     document = check_document(read_json(bundled), bundled)
     sources = [str(bundled)]
-    facts = _read_refresh(refreshed)
+    facts = _read_refresh(refreshed) if with_refresh else RefreshFacts()
     if facts:
         apply_refresh(document, facts)
         sources.append(str(refreshed))
@@ -349,6 +350,8 @@ def load_catalog_safe(
     bundled: Path | None = None,
     user: Path | None = None,
     refreshed: Path | None = None,
+    *,
+    with_refresh: bool = True,
 ) -> tuple[Catalog, list[CatalogError]]:
     """Like :func:`load_catalog`, but never raises: a broken overlay is left out (the bundled
     catalog still loads) and a broken bundled file gives an empty catalog. The errors come back
@@ -363,9 +366,9 @@ def load_catalog_safe(
         log.error("%s", exc)
         return Catalog(models=()), [exc]
     sources = [str(bundled)]
-    facts: RefreshData = {}
+    facts = RefreshFacts()
     try:
-        facts = _read_refresh(refreshed)
+        facts = _read_refresh(refreshed) if with_refresh else RefreshFacts()
     except CatalogError as exc:
         log.warning("%s", exc)
         errors.append(exc)
@@ -382,13 +385,13 @@ def load_catalog_safe(
     return build_catalog(document, sources), errors
 
 
-def _read_refresh(path: Path) -> RefreshData:
+def _read_refresh(path: Path) -> RefreshFacts:
     if not path.is_file():
-        return {}
-    return refresh_data(read_json(path), path)
+        return RefreshFacts()
+    return refresh_facts(read_json(path), path)
 
 
-def _merge_user(document: dict[str, Any], user: Path, facts: RefreshData) -> dict[str, Any]:
+def _merge_user(document: dict[str, Any], user: Path, facts: RefreshFacts) -> dict[str, Any]:
     overlay = read_json(user)
     problem = schema_problem(overlay, overlay=True) or file_name_problem(overlay)
     if problem is not None:

@@ -11,36 +11,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from desktop.core.catalog import Catalog, CatalogModel, Variant
 
-# Average bits per weight of llama.cpp quant types as published GGUF files come out (embedding
-# and output tensors kept at higher precision included); used to order quants and to estimate
-# sizes that were not read from the Hub.
-QUANT_BITS: dict[str, float] = {
-    "Q2_K": 3.0,
-    "Q3_K_S": 3.5,
-    "Q3_K_M": 3.9,
-    "Q3_K_L": 4.3,
-    "IQ4_XS": 4.3,
-    "Q4_0": 4.55,
-    "IQ4_NL": 4.6,
-    "Q4_K_S": 4.6,
-    "Q4_K_M": 4.85,
-    "Q4_1": 5.0,
-    "Q5_0": 5.5,
-    "Q5_K_S": 5.55,
-    "Q5_K_M": 5.7,
-    "Q6_K": 6.6,
-    "Q8_0": 8.5,
-    "BF16": 16.0,
-    "F16": 16.0,
-    "AWQ": 4.25,
-}
-
 
 def quant_bits(quant: str) -> float | None:
-    """Bits per weight of a quant name ("Q4_K_M" -> 4.85), None when unknown."""
+    """Bits per weight of a quant name ("Q4_K_M" -> 4.89), None when unknown.
+
+    The numbers are the fit estimator's (:data:`desktop.core.fit_types.QUANT_BITS`), so sort
+    order and size estimates agree with the memory prediction.
+    """
+    from desktop.core.fit_types import QUANT_BITS
+
     upper = quant.upper()
     if upper.startswith("AWQ"):
-        return QUANT_BITS["AWQ"]
+        upper = "AWQ"
     return QUANT_BITS.get(upper)
 
 

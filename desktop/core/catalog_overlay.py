@@ -19,6 +19,15 @@ from desktop.core.errors import CatalogError
 REFRESH_FORMAT = 1
 REFRESH_FILE_NAME = "catalog_verified.json"
 
+_FACTS: dict[str, Any] = {
+    "type": "object",
+    "required": ["size_bytes", "sha256"],
+    "properties": {
+        "size_bytes": {"type": "integer", "minimum": 0},
+        "sha256": {"type": "string", "pattern": SHA256_PATTERN},
+    },
+}
+
 REFRESH_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -36,16 +45,23 @@ REFRESH_SCHEMA: dict[str, Any] = {
                 "properties": {
                     "revision": {"type": ["string", "null"]},
                     "checked_at": {"type": "string"},
+                    "files": {"type": "object", "additionalProperties": _FACTS},
+                },
+            },
+        },
+        # Variants whose file list the Hub showed to be different (renamed or re-sharded
+        # files): variant id -> the repo and the real names.
+        "variants": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["repo", "files"],
+                "properties": {
+                    "repo": {"type": "string", "pattern": REPO_PATTERN},
                     "files": {
-                        "type": "object",
-                        "additionalProperties": {
-                            "type": "object",
-                            "required": ["size_bytes", "sha256"],
-                            "properties": {
-                                "size_bytes": {"type": "integer", "minimum": 0},
-                                "sha256": {"type": "string", "pattern": SHA256_PATTERN},
-                            },
-                        },
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "string", "minLength": 1},
                     },
                 },
             },
@@ -53,8 +69,17 @@ REFRESH_SCHEMA: dict[str, Any] = {
     },
 }
 
-# repo -> file name -> (size in bytes, sha256)
-RefreshData = dict[str, dict[str, tuple[int, str]]]
+
+@dataclass(frozen=True)
+class RefreshFacts:
+    """What a refresh learned from the Hub: exact size and sha256 per (repo, file name), and
+    corrected file lists per variant id."""
+
+    files: dict[str, dict[str, tuple[int, str]]] = field(default_factory=dict)
+    variants: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.files or self.variants)
 
 
 @dataclass
@@ -66,9 +91,11 @@ class Origin:
     variants: dict[int, int] = field(default_factory=dict)
 
 
-def refresh_data(document: Any, path: Path | str) -> RefreshData:
-    """Check a refresh overlay document and return its file facts."""
+def refresh_facts(document: Any, path: Path | str) -> RefreshFacts:
+    """Check a refresh overlay document and return what it knows."""
     import jsonschema
+
+    from desktop.core.catalog_schema import unsafe_file_name_reason
 
     validator = jsonschema.Draft202012Validator(REFRESH_SCHEMA)
     best = jsonschema.exceptions.best_match(validator.iter_errors(document))
@@ -78,36 +105,55 @@ def refresh_data(document: Any, path: Path | str) -> RefreshData:
             f"The catalog file {path} is not valid at {where}: {best.message.rstrip('.')}.",
             kind="catalog.invalid",
         )
-    data: RefreshData = {}
+    facts = RefreshFacts()
     for repo, entry in document["repos"].items():
-        data[repo] = {
-            name: (int(facts["size_bytes"]), str(facts["sha256"]))
-            for name, facts in entry["files"].items()
+        facts.files[repo] = {
+            name: (int(f["size_bytes"]), str(f["sha256"])) for name, f in entry["files"].items()
         }
-    return data
+    for variant_id, entry in document.get("variants", {}).items():
+        for index, name in enumerate(entry["files"]):
+            reason = unsafe_file_name_reason(name)
+            if reason:
+                where = pointer(["variants", variant_id, "files", index])
+                raise CatalogError(
+                    f"The catalog file {path} is not valid at {where}: {reason}.",
+                    kind="catalog.invalid",
+                )
+        facts.variants[variant_id] = (entry["repo"], tuple(entry["files"]))
+    return facts
 
 
 def apply_refresh(
     document: dict[str, Any],
-    data: Mapping[str, Mapping[str, tuple[int, str]]],
+    facts: RefreshFacts,
     select: Callable[[int, int, Mapping[str, Any]], bool] | None = None,
 ) -> int:
-    """Fill sizes and hashes from ``data`` into the files it knows, marking them verified.
+    """Fill sizes and hashes from ``facts`` into the files it knows, marking them verified.
 
-    ``select(model_index, variant_index, file_entry)`` limits which files may change.
-    Returns how many files were filled.
+    A corrected file list replaces a variant's list when every listed file has its facts (and
+    ``select`` is not given). ``select(model_index, variant_index, file_entry)`` limits which
+    files may change. Returns how many files were filled.
     """
     filled = 0
     for m_index, model in enumerate(document["models"]):
         for v_index, variant in enumerate(model.get("variants", [])):
-            known = data.get(variant.get("repo", ""))
+            repo = variant.get("repo", "")
+            known = facts.files.get(repo, {})
+            fixed = facts.variants.get(variant.get("id", ""))
+            if (
+                select is None
+                and fixed is not None
+                and fixed[0] == repo
+                and all(name in known for name in fixed[1])
+            ):
+                variant["files"] = [{"name": name} for name in fixed[1]]
             if not known:
                 continue
             for entry in variant.get("files", []):
-                facts = known.get(entry.get("name", ""))
-                if facts is None or (select is not None and not select(m_index, v_index, entry)):
+                found = known.get(entry.get("name", ""))
+                if found is None or (select is not None and not select(m_index, v_index, entry)):
                     continue
-                entry["size_bytes"], entry["sha256"] = facts
+                entry["size_bytes"], entry["sha256"] = found
                 entry["verified"] = True
                 filled += 1
     return filled

@@ -186,8 +186,8 @@ def _overlay_schema() -> dict[str, Any]:
     schema = copy.deepcopy(CATALOG_SCHEMA)
     model = schema["properties"]["models"]["items"]
     model["required"] = ["id"]
-    arch = model["properties"]["arch"]
-    arch["required"] = []
+    model["properties"]["arch"]["required"] = []
+    model["properties"]["license"]["required"] = []
     variant = model["properties"]["variants"]["items"]
     variant["required"] = ["quant"]
     return schema
@@ -215,10 +215,21 @@ def schema_problem(document: Any, *, overlay: bool = False) -> Problem | None:
 
     schema = OVERLAY_SCHEMA if overlay else CATALOG_SCHEMA
     validator = jsonschema.Draft202012Validator(schema)
-    best = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    errors = list(validator.iter_errors(document))
+    if not errors:
+        return None
+    # Report the first entry (in document order) that has a problem, and its most telling
+    # problem: someone fixing a file goes from top to bottom.
+    first = min(_order(list(e.absolute_path)[:2]) for e in errors)
+    group = [e for e in errors if _order(list(e.absolute_path)[:2]) == first]
+    best = jsonschema.exceptions.best_match(group)
     if best is None:
         return None
     return list(best.absolute_path), _short(best.message)
+
+
+def _order(parts: list[Any]) -> tuple[tuple[int, int, str], ...]:
+    return tuple((1, p, "") if isinstance(p, int) else (0, 0, str(p)) for p in parts)
 
 
 def check_schema(document: Any, path: Path | str, *, overlay: bool = False) -> None:

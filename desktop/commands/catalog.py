@@ -1,0 +1,288 @@
+"""`llm-scout catalog [filters] [--fits] [--ctx N] [--profile FILE|NAME] [--json]` and
+`llm-scout catalog refresh [--model ID] [--json]`.
+
+``catalog`` lists the catalog's variants (one row per model file set) with the fit estimate for
+this machine or a hardware profile: verdict (gpu, partial, cpu, no), expected tokens/s, and
+whether the licence allows commercial use and the model speaks Chinese. ``refresh`` reads exact
+sizes and sha256 hashes from the Hub (online, only when asked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.core.catalog import (
+    VARIANT_SORT_KEYS,
+    Catalog,
+    CatalogModel,
+    Variant,
+    filter_variants,
+    load_catalog_safe,
+    sort_variants,
+)
+from desktop.core.errors import ScoutError
+
+FIT_OK = ("gpu", "partial", "cpu")
+
+
+def register(subparsers: Any) -> None:
+    catalog = subparsers.add_parser(
+        "catalog",
+        help="list the model catalog, with what fits this machine",
+        description=(
+            "List the catalog's models and variants with the fit estimate for this machine "
+            "(or --profile). 'catalog refresh' reads exact sizes and hashes from the Hub."
+        ),
+    )
+    catalog.add_argument("--family", metavar="F", help="qwen, llama, phi, deepseek, gemma (a,b)")
+    catalog.add_argument(
+        "--format", dest="fmt", choices=("gguf", "awq"), help="only GGUF or only AWQ variants"
+    )
+    catalog.add_argument("--quant", metavar="Q", help="only this quant (Q4_K_M, Q8_0, AWQ ...)")
+    catalog.add_argument("--fits", action="store_true", help="only variants that can run here")
+    catalog.add_argument(
+        "--ctx", type=int, metavar="N", help="context length for the estimate (default: settings)"
+    )
+    catalog.add_argument("--lang", metavar="CODE", help="only models that speak CODE (e.g. zh)")
+    catalog.add_argument(
+        "--commercial", action="store_true", help="only licences that allow commercial use"
+    )
+    catalog.add_argument("--search", metavar="TEXT", help="words to find in names and notes")
+    catalog.add_argument(
+        "--sort", choices=sorted(VARIANT_SORT_KEYS), default="family", help="row order"
+    )
+    catalog.add_argument(
+        "--profile",
+        metavar="FILE|NAME",
+        help="estimate for a saved hardware profile or a bundled what-if profile",
+    )
+    catalog.add_argument("--json", action="store_true", help="print one JSON document")
+    catalog.set_defaults(handler=run_catalog)
+
+    sub = catalog.add_subparsers(dest="catalog_command", metavar="COMMAND")
+    refresh = sub.add_parser(
+        "refresh",
+        help="read exact sizes and sha256 hashes from the Hugging Face Hub (online)",
+        description=(
+            "Read each catalog file's exact size and sha256 from the Hub and remember them; "
+            "files filled this way are marked verified."
+        ),
+    )
+    refresh.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="refresh only this model (may be repeated)",
+    )
+    refresh.add_argument(
+        "--endpoint", metavar="URL", help="Hub endpoint (default: settings, then HF_ENDPOINT)"
+    )
+    refresh.add_argument("--json", action="store_true", help="print one JSON document")
+    refresh.set_defaults(handler=run_refresh)
+
+
+# --- listing -------------------------------------------------------------------------------
+
+
+def _load() -> Catalog:
+    catalog, errors = load_catalog_safe()
+    if errors and not catalog.models:
+        raise errors[0]
+    for error in errors:
+        sys.stderr.write(f"llm-scout: {error} Using the catalog without it.\n")
+    return catalog
+
+
+def run_catalog(args: argparse.Namespace) -> int:
+    from desktop.cli import CliUsageError
+
+    if args.ctx is not None and args.ctx < 1:
+        raise CliUsageError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
+    catalog = _load()
+    families = [f for f in (args.family or "").split(",") if f.strip()] or None
+    if families:
+        unknown = sorted({f.strip().lower() for f in families} - set(catalog.families))
+        if unknown:
+            raise CliUsageError(
+                f"Unknown family {', '.join(unknown)}; the catalog has "
+                f"{', '.join(catalog.families)}."
+            )
+    pairs = filter_variants(
+        catalog,
+        family=families,
+        fmt=args.fmt,
+        lang=args.lang,
+        commercial=True if args.commercial else None,
+        text=args.search,
+        quant=args.quant,
+    )
+    pairs = sort_variants(pairs, args.sort)
+    profile, profile_name = _profile(args.profile)
+    n_ctx = args.ctx or _default_ctx()
+    rows = [(m, v, _estimate(m, v, profile, n_ctx)) for m, v in pairs]
+    if args.fits:
+        rows = [r for r in rows if r[2] is not None and r[2]["verdict"] in FIT_OK]
+    if args.json:
+        emit_json(
+            {
+                "profile": profile_name,
+                "n_ctx": n_ctx,
+                "sources": list(catalog.sources),
+                "count": len(rows),
+                "variants": [_variant_json(m, v, fit) for m, v, fit in rows],
+            }
+        )
+        return 0
+    sys.stdout.write(f"Catalog for {profile_name}, context {n_ctx} tokens\n\n")
+    print_table(
+        ("id", "params", "quant", "size", "verdict", "est. tok/s", "licence", "zh"),
+        [
+            (
+                v.id,
+                _params(m),
+                v.quant,
+                human_bytes(v.size_bytes) + ("" if v.verified else "~"),
+                _verdict_text(fit),
+                None if fit is None else fit["tokens_per_s"],
+                m.license.name + ("" if m.license.commercial_use else " (non-commercial)"),
+                "yes" if m.supports_chinese else "",
+            )
+            for m, v, fit in rows
+        ],
+    )
+    sys.stdout.write(
+        f"\n{len(rows)} variants. '~': size not verified against the Hub "
+        "(run 'llm-scout catalog refresh').\n"
+    )
+    return 0
+
+
+def _default_ctx() -> int:
+    from desktop.core.settings import load_settings
+
+    return load_settings().default_ctx
+
+
+def _profile(value: str | None) -> tuple[Any, str]:
+    if value:
+        from desktop.core.hardware.whatif import load_profile
+
+        profile = load_profile(value)
+        return profile, profile.name or value
+    from desktop.core.hardware.probe import probe
+    from desktop.core.settings import load_settings
+
+    profile = probe(load_settings().resolved_models_dir(), measure_bandwidth=True)
+    return profile, "this machine"
+
+
+def _estimate(
+    model: CatalogModel, variant: Variant, profile: Any, n_ctx: int
+) -> dict[str, Any] | None:
+    from desktop.core.fit import FitTarget, estimate
+
+    try:
+        result = estimate(FitTarget.from_variant(model, variant), profile, n_ctx=n_ctx)
+    except ScoutError:
+        return None
+    speed = result.tokens_per_s
+    return {
+        "verdict": result.verdict,
+        "n_gpu_layers": result.n_gpu_layers,
+        "n_layers": result.n_layers,
+        "ram_bytes": result.ram_bytes,
+        "vram_bytes": result.vram_bytes,
+        "tokens_per_s": None if speed is None else round(speed, 1),
+        "max_ctx": result.max_ctx,
+        "fits_disk": result.fits_disk,
+    }
+
+
+def _verdict_text(fit: dict[str, Any] | None) -> str:
+    if fit is None:
+        return "?"
+    if fit["verdict"] == "partial":
+        return f"partial {fit['n_gpu_layers']}/{fit['n_layers']}"
+    return str(fit["verdict"])
+
+
+def _params(model: CatalogModel) -> str:
+    text = _billions(model.n_params)
+    if model.n_params_active:
+        text += f" (A{_billions(model.n_params_active)})"
+    return text
+
+
+def _billions(n: int) -> str:
+    if n < 1_000_000_000:
+        return f"{n / 1e6:.0f}M"
+    return f"{n / 1e9:.1f}B"
+
+
+def _variant_json(
+    model: CatalogModel, variant: Variant, fit: dict[str, Any] | None
+) -> dict[str, Any]:
+    return {
+        "id": variant.id,
+        "model_id": model.id,
+        "family": model.family,
+        "name": model.name,
+        "n_params": model.n_params,
+        "n_params_active": model.n_params_active,
+        "context_length": model.context_length,
+        "format": variant.format,
+        "quant": variant.quant,
+        "repo": variant.repo,
+        "gated": variant.gated,
+        "size_bytes": variant.size_bytes,
+        "verified": variant.verified,
+        "files": [
+            {
+                "name": f.name,
+                "size_bytes": f.size_bytes,
+                "sha256": f.sha256,
+                "verified": f.verified,
+            }
+            for f in variant.files
+        ],
+        "license": {
+            "name": model.license.name,
+            "commercial_use": model.license.commercial_use,
+            "url": model.license.url,
+        },
+        "languages": list(model.languages),
+        "zh": model.supports_chinese,
+        "description": model.description,
+        "fit": fit,
+    }
+
+
+# --- refresh -------------------------------------------------------------------------------
+
+
+def run_refresh(args: argparse.Namespace) -> int:
+    from desktop.core.catalog_refresh import RepoReport, refresh_catalog
+
+    def progress(report: RepoReport) -> None:
+        if not args.json:
+            sys.stderr.write(f"  {report.repo}: {report.status}\n")
+
+    report = refresh_catalog(model_ids=args.model, endpoint=args.endpoint, on_repo=progress)
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        print_table(
+            ("repo", "status", "verified files", "note"),
+            [(r.repo, r.status, r.files_verified, r.message) for r in report.repos],
+        )
+        sys.stdout.write(
+            f"\nVerified {report.files_verified} files in {len(report.repos)} repos from "
+            f"{report.endpoint}; saved to {report.path}.\n"
+        )
+    for failed in report.failed:
+        sys.stderr.write(f"llm-scout: {failed.repo}: {failed.message}.\n")
+    return 1 if report.failed else 0
