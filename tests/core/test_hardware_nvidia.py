@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -313,3 +315,26 @@ def test_probe_survives_an_nvml_that_raises_something_unexpected(tmp_path: Path)
     profile = probe(tmp_path, root=tmp_path, system="Linux", nvml=broken, env={})
     assert profile.gpus == ()
     assert any("nvidia probe failed" in n for n in profile.notes)
+
+
+class HungNvml(FakeNvml):
+    """nvmlInit blocks until released, like a driver that stopped answering."""
+
+    release = threading.Event()
+
+    def nvmlInit(self) -> None:
+        self.release.wait(30)
+        super().nvmlInit()
+
+
+def test_a_hung_nvml_does_not_hang_the_probe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys.modules["desktop.core.hardware.probe"], "NVML_TIMEOUT_S", 0.2)
+    nvml = HungNvml(gpus=two_gpus().gpus)
+    try:
+        profile = probe(tmp_path, root=tmp_path, system="Linux", nvml=nvml, env={})
+    finally:
+        HungNvml.release.set()
+    assert profile.gpus == ()
+    assert any("NVML did not answer within" in n for n in profile.notes)

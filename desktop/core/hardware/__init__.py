@@ -1,7 +1,10 @@
-"""Hardware detection: one probe per source, each failing soft, combined into a profile."""
+"""Hardware detection: one probe per source, each failing soft, combined into a profile.
+
+``probe()`` lives in :mod:`desktop.core.hardware.probe` (not re-exported here, so the module
+name stays the module).
+"""
 
 from desktop.core.hardware.bandwidth import cpu_bandwidth_gbps
-from desktop.core.hardware.probe import probe
 from desktop.core.hardware.profile import (
     CpuInfo,
     DiskInfo,
@@ -20,5 +23,4 @@ __all__ = [
     "cpu_bandwidth_gbps",
     "list_profiles",
     "load_profile",
-    "probe",
 ]

@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import os
 import platform
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 THIS_MACHINE = "this machine"
+NVML_TIMEOUT_S = 15.0
 
 
 def probe(
@@ -101,18 +102,16 @@ def probe_with_timings(
     memory = soft("memory", lambda: probe_memory(root, system=system, sysctl=sysctl), _empty_memory)
     jetson = system == "Linux" and soft("jetson", lambda: detect_jetson(root) is not None, bool)
 
-    # NVML on a thread: it is the one source that can take a while to answer.
-    nvidia_notes: list[str] = []
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="nvml")
-    nvidia_future: Future[tuple[list[GpuInfo], float]] | None = None
+    # NVML on a thread: it is the one source that can take a while to answer (and a hung
+    # driver must not hang the app, hence a daemon thread and a bounded wait).
+    nvidia: _Background | None = None
     if not jetson and system in ("Linux", "Windows"):
-        nvidia_future = pool.submit(
-            _timed,
+        nvidia_notes: list[str] = []
+        nvidia = _Background(
             lambda: probe_nvidia(
                 nvml, env=env, system_memory_bytes=memory.total_bytes, notes=nvidia_notes
-            ),
+            )
         )
-    pool.shutdown(wait=False)
 
     cpu = soft("cpu", lambda: probe_cpu(root, system=system, run=runner), _fallback_cpu)
     cpu = soft(
@@ -126,14 +125,13 @@ def probe_with_timings(
     )
 
     gpus: list[GpuInfo] = []
-    if nvidia_future is not None:
-        try:
-            found, elapsed = nvidia_future.result()
-            gpus.extend(found)
-            timings["nvidia"] = elapsed
-        except Exception as exc:  # the probe itself is soft; this guards a broken fake or lib
-            log.warning("The nvidia probe failed: %s", exc)
-            notes.append(f"The nvidia probe failed: {exc}.")
+    if nvidia is not None:
+        found, elapsed, error = nvidia.wait(NVML_TIMEOUT_S)
+        if error is not None:  # the probe itself is soft; this guards a broken fake or library
+            log.warning("The nvidia probe failed: %s", error)
+            notes.append(f"The nvidia probe failed: {error}.")
+        gpus.extend(found)
+        timings["nvidia"] = elapsed
         notes.extend(nvidia_notes)
     if system == "Linux":
         if jetson:
@@ -160,10 +158,31 @@ def probe_with_timings(
     return profile, timings
 
 
-def _timed(fn: Callable[[], T]) -> tuple[T, float]:
-    start = time.perf_counter()
-    result = fn()
-    return result, (time.perf_counter() - start) * 1000
+class _Background:
+    """Run a GPU probe on a daemon thread; :meth:`wait` gives (gpus, ms, error)."""
+
+    def __init__(self, fn: Callable[[], list[GpuInfo]]) -> None:
+        self._fn = fn
+        self._gpus: list[GpuInfo] = []
+        self._error: BaseException | None = None
+        self._start = time.perf_counter()
+        self._elapsed = 0.0
+        self._thread = threading.Thread(target=self._run, name="llm-scout-nvml", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._gpus = self._fn()
+        except Exception as exc:  # reported by wait(), never raised across threads
+            self._error = exc
+        self._elapsed = (time.perf_counter() - self._start) * 1000
+
+    def wait(self, timeout: float) -> tuple[list[GpuInfo], float, BaseException | None]:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            waited = (time.perf_counter() - self._start) * 1000
+            return [], waited, TimeoutError(f"NVML did not answer within {timeout:.0f} s")
+        return self._gpus, self._elapsed, self._error
 
 
 def _empty_memory() -> MemoryInfo:
