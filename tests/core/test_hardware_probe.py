@@ -170,3 +170,16 @@ def test_sysctl_that_cannot_run_is_soft() -> None:
 def test_windows_flags_from_feature_codes() -> None:
     present = {13, 39, 40}  # SSE3, AVX, AVX2
     assert windows_flags(lambda code: code in present) == ("avx", "avx2", "sse3")
+
+
+def test_restricted_cpu_affinity_is_noted(tmp_path: Path) -> None:
+    everything = os.sched_getaffinity(0)
+    assert not any("CPU affinity" in n for n in probe(tmp_path).notes)
+    if len(everything) < 2:  # a one-CPU machine cannot be restricted further
+        return
+    os.sched_setaffinity(0, {min(everything)})
+    try:
+        notes = probe(tmp_path).notes
+    finally:
+        os.sched_setaffinity(0, everything)
+    assert f"This process may run on 1 of the {os.cpu_count()} CPU threads" in notes[0]

@@ -114,6 +114,13 @@ def probe_with_timings(
         )
 
     cpu = soft("cpu", lambda: probe_cpu(root, system=system, run=runner), _fallback_cpu)
+    if root == Path("/") and hasattr(os, "sched_getaffinity"):
+        usable = len(os.sched_getaffinity(0))
+        if usable < cpu.logical_cores:
+            notes.append(
+                f"This process may run on {usable} of the {cpu.logical_cores} CPU threads "
+                "(CPU affinity or a container's cpuset)."
+            )
     cpu = soft(
         "cpu_bandwidth",
         lambda: replace(cpu, memory_bandwidth_gbps=cpu_bandwidth_gbps(measure_bandwidth, cpu=cpu)),
