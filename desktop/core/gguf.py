@@ -21,6 +21,7 @@ plain sentence ending with the byte offset where reading failed: :class:`GGUFFil
 from __future__ import annotations
 
 import logging
+import mmap
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -171,7 +172,8 @@ def build_info(raw: RawHeader, source: str, display_name: str) -> GGUFInfo:
 
 
 class _FileSource:
-    """A local file read in growing chunks (never past the header the parser asks for)."""
+    """A local file: mapped whole (no copy; pages are read only where the header is) or, where
+    mapping is not possible, read in growing chunks."""
 
     def __init__(self, handle: IO[bytes], size: int) -> None:
         self._handle = handle
@@ -184,6 +186,15 @@ class _FileSource:
     def read(self, offset: int, length: int) -> bytes:
         self._handle.seek(offset)
         return self._handle.read(length)
+
+
+def _map(handle: IO[bytes], size: int) -> mmap.mmap | None:
+    if size == 0:
+        return None
+    try:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # pipes, some network and FUSE file systems
+        return None
 
 
 def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
@@ -203,7 +214,13 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
     with handle:
         try:
             size = os.fstat(handle.fileno()).st_size
-            raw = parse_header(_FileSource(handle, size), display)
+            source = _FileSource(handle, size)
+            mapped = _map(handle, size)
+            if mapped is None:
+                raw = parse_header(source, display)
+            else:
+                with mapped:
+                    raw = parse_header(source, display, mapped)
         except IsADirectoryError:
             raise GGUFFileError(f"{file_path} is a folder, not a GGUF file") from None
         except OSError as exc:

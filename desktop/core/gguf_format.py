@@ -16,6 +16,7 @@ Format reference: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
 
 from __future__ import annotations
 
+import mmap
 import struct
 from dataclasses import dataclass
 from functools import lru_cache
@@ -226,10 +227,11 @@ _SPECIAL_TOKEN_KEYS = {
 class HeaderParser:
     """Parses one GGUF header from a :class:`ByteSource`; use :func:`parse_header`."""
 
-    def __init__(self, source: ByteSource, name: str) -> None:
+    def __init__(self, source: ByteSource, name: str, whole: mmap.mmap | None = None) -> None:
         self._src = source
         self._name = name
-        self._buf = bytearray()
+        # A whole mapped file needs no copying; otherwise bytes arrive in growing chunks.
+        self._buf: bytearray | mmap.mmap = bytearray() if whole is None else whole
         self._pos = 0
         self._chunk = INITIAL_CHUNK
         self._e = "<"
@@ -265,6 +267,7 @@ class HeaderParser:
             data = self._src.read(have, want)
             if not data:
                 raise self._truncated(what, at, len(self._buf))
+            assert isinstance(self._buf, bytearray)  # a mapped file is complete
             self._buf += data
             self._chunk = min(self._chunk * 2, MAX_CHUNK)
 
@@ -618,6 +621,8 @@ class HeaderParser:
         return {role: texts[i] for role, i in ids.items() if i in texts}
 
 
-def parse_header(source: ByteSource, name: str) -> RawHeader:
-    """Parse the header behind ``source``; ``name`` is how messages refer to the file."""
-    return HeaderParser(source, name).parse()
+def parse_header(source: ByteSource, name: str, whole: mmap.mmap | None = None) -> RawHeader:
+    """Parse the header behind ``source``; ``name`` is how messages refer to the file.
+
+    ``whole``: the complete file mapped in memory (then ``source`` is only asked for its size)."""
+    return HeaderParser(source, name, whole).parse()
