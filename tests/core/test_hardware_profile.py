@@ -116,6 +116,9 @@ def test_unknown_keys_are_ignored() -> None:
         (("disks", 0, "kind"), "floppy"),
         (("gpus", 0, "vendor"), "3dfx"),
         (("gpus", 0, "unified_memory"), "yes"),
+        (("memory", "total_bytes"), -1),
+        (("gpus", 0, "bandwidth_gbps"), -600.0),
+        (("cpu", "logical_cores"), 0),
     ],
 )
 def test_wrong_types_are_a_clear_error(path: tuple[Any, ...], value: Any) -> None:

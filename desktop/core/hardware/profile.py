@@ -116,6 +116,8 @@ class HardwareProfile:
     def from_dict(cls, data: dict[str, Any]) -> HardwareProfile:
         try:
             cpu = _build(CpuInfo, data["cpu"])
+            if min(cpu.physical_cores, cpu.logical_cores) < 1:
+                raise ValueError("a CPU has at least one core")
             memory = _build(MemoryInfo, data["memory"])
             disks = tuple(_build(DiskInfo, d) for d in data.get("disks", ()))
             gpus = tuple(_build(GpuInfo, g) for g in data.get("gpus", ()))
@@ -175,6 +177,8 @@ def _build(kind: type[Any], data: Any) -> Any:
             value = tuple(value)
         if not _matches(value, hints[f.name]):
             raise ValueError(f"{kind.__name__}.{f.name} has the wrong type ({value!r})")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+            raise ValueError(f"{kind.__name__}.{f.name} cannot be negative ({value!r})")
         values[f.name] = float(value) if _wants_float(hints[f.name], value) else value
     return kind(**values)
 
