@@ -299,7 +299,17 @@ def _real_files(variant: Variant, names: list[str]) -> list[str] | None:
         return [n for n in _AWQ_SIDE_FILES if n in safe] + weights
     quant = re.escape(variant.quant.lower())
     pattern = re.compile(rf"[-_.]{quant}(-\d{{5}}-of-\d{{5}})?\.gguf$")
-    candidates = [n for n in safe if pattern.search(n.lower()) and "mmproj" not in n.lower()]
+    stems = {_stem(f.name, pattern) for f in variant.files}
+
+    def same_model(name: str) -> bool:
+        # The same model under another spelling: "qwen2.5-7b-instruct" / "Qwen2.5-7B-Instruct",
+        # "microsoft_Phi-4-mini-instruct" / "Phi-4-mini-instruct", a folder for split parts.
+        stem = _stem(name, pattern)
+        return any(s and (s in stem or stem in s) for s in stems)
+
+    candidates = [
+        n for n in safe if pattern.search(n.lower()) and "mmproj" not in n.lower() and same_model(n)
+    ]
     singles = [n for n in candidates if not _SPLIT.match(n.rsplit("/", 1)[-1])]
     if len(singles) == 1:
         return singles
@@ -314,9 +324,16 @@ def _real_files(variant: Variant, names: list[str]) -> list[str] | None:
     return complete[0] if len(complete) == 1 else None
 
 
-def _hash_small_file(hub: _Hub, repo: str, revision: str | None, name: str, sibling: Any) -> str:
-    from huggingface_hub import build_hf_headers, get_session
+def _stem(name: str, pattern: re.Pattern[str]) -> str:
+    base = name.rsplit("/", 1)[-1].lower()
+    match = pattern.search(base)
+    return base[: match.start()] if match else base.removesuffix(".gguf")
 
+
+def _hash_small_file(hub: _Hub, repo: str, revision: str | None, name: str, sibling: Any) -> str:
+    from huggingface_hub import get_session
+
+    build_hf_headers = importlib.import_module("huggingface_hub.utils").build_hf_headers
     url = f"{hub.endpoint}/{repo}/resolve/{quote(revision or 'main', safe='')}/{quote(name)}"
     try:
         response = get_session().get(
