@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from desktop import __version__
-from desktop.core.errors import ScoutError
+from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
@@ -32,10 +32,9 @@ COMMAND_MODULES = (
 WORKER_FLAG = "--engine-worker"
 
 
-class CliUsageError(ScoutError):
-    """Bad arguments found after parsing (exit code 2)."""
-
-    kind = "usage"
+# Bad arguments found after parsing (exit code 2). Defined in the core so that a second copy of
+# this module (``python -m desktop.cli``) still catches it.
+CliUsageError = UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(handler(args))
-    except CliUsageError as exc:
+    except UsageError as exc:
         sys.stderr.write(f"llm-scout: {exc}\n")
         return 2
     except ScoutError as exc:

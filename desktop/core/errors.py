@@ -26,6 +26,12 @@ class ScoutError(Exception):
         return str(self.args[0]) if self.args else ""
 
 
+class UsageError(ScoutError):
+    """Arguments that parse but make no sense together (the CLI exits with code 2)."""
+
+    kind = "usage"
+
+
 class HardwareError(ScoutError):
     kind = "hardware"
 
