@@ -31,7 +31,7 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -49,6 +49,9 @@ SOURCES: tuple[Source, ...] = (
 )
 
 IMPORTED_SUBDIR = "imported"
+# desktop.core.download's layout: partials and verification records live under this folder.
+DOWNLOADS_SUBDIR = ".downloads"
+VERIFIED_SUFFIX = ".verified.json"
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 OLLAMA_DEFAULT_HOST = "registry.ollama.ai"
 
@@ -216,15 +219,39 @@ def scan_folder(root: Path, source: Source = "folder") -> Discovery:
 
 
 def scan_models_dir(root: Path) -> Discovery:
-    """Our own models folder: ``<owner>/<repo>/<file>`` downloads, ``imported/`` copies."""
+    """Our own models folder: ``<owner>/<repo>/<file>`` downloads, ``imported/`` copies.
+
+    A download's verification record (``.downloads/<owner>/<repo>/<file>.verified.json``,
+    written by :mod:`desktop.core.download`) gives the file's sha256 while the file still has
+    the size and mtime recorded there.
+    """
     downloaded = _Collector("downloaded")
     files = list(_walk_gguf(root, skip_dirs=(IMPORTED_SUBDIR,)))
     _add_files(downloaded, files, {p: _repo_from_relative(root, p) for p in files})
+    found = downloaded.result()
+    candidates = tuple(replace(c, sha256=_verified_sha256(root, c.path)) for c in found.candidates)
     imported = scan_folder(root / IMPORTED_SUBDIR, "imported")
-    return Discovery(
-        downloaded.result().candidates + imported.candidates,
-        downloaded.result().problems + imported.problems,
-    )
+    return Discovery(candidates + imported.candidates, found.problems + imported.problems)
+
+
+def _verified_sha256(root: Path, path: Path) -> str | None:
+    record_path = root / DOWNLOADS_SUBDIR / f"{path.relative_to(root)}{VERIFIED_SUFFIX}"
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+        stat = path.stat()
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    sha = record.get("sha256")
+    if (
+        isinstance(sha, str)
+        and _SHA256_RE.match(sha)
+        and record.get("size") == stat.st_size
+        and record.get("mtime_ns") == stat.st_mtime_ns
+    ):
+        return sha
+    return None
 
 
 def scan_hf_cache(root: Path) -> Discovery:

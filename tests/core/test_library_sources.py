@@ -246,6 +246,29 @@ def test_models_dir_downloads_and_imported_copies(tmp_path: Path) -> None:
     }
 
 
+def test_models_dir_takes_the_hash_from_a_current_download_record(tmp_path: Path) -> None:
+    content = b"downloaded bytes"
+    fresh = _file(tmp_path / "o/r/fresh.gguf", content)
+    stale = _file(tmp_path / "o/r/stale.gguf", content)
+    for path, mtime_shift in ((fresh, 0), (stale, 1)):
+        stat = path.stat()
+        record = {
+            "sha256": hashlib.sha256(content).hexdigest(),
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns + mtime_shift,  # stale: the file changed since
+            "verified_against": "hub sha256",
+        }
+        _file(
+            tmp_path / ".downloads/o/r" / f"{path.name}.verified.json",
+            json.dumps(record).encode(),
+        )
+
+    found = scan_models_dir(tmp_path)
+
+    hashes = {c.path.name: c.sha256 for c in found.candidates}
+    assert hashes == {"fresh.gguf": hashlib.sha256(content).hexdigest(), "stale.gguf": None}
+
+
 def test_discover_skips_missing_roots(tmp_path: Path) -> None:
     assert discover(ScanRoot("ollama", tmp_path / "nope")).candidates == ()
     _file(tmp_path / "m.gguf")
