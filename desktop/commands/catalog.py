@@ -218,7 +218,7 @@ def _params(model: CatalogModel) -> str:
 
 
 def _billions(n: int) -> str:
-    if n < 1_000_000_000:
+    if n < 999_500_000:
         return f"{n / 1e6:.0f}M"
     return f"{n / 1e9:.1f}B"
 

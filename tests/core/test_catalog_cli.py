@@ -102,11 +102,13 @@ def test_human_table(capsys: pytest.CaptureFixture[str]) -> None:
         assert column in header
     rows = [line for line in lines if line.startswith("gemma-")]
     assert len(rows) == 9
-    gemma_1b = next(r for r in rows if r.startswith("gemma-3-1b-it:Q4_K_M"))
-    assert " gpu " in gemma_1b
-    assert "Gemma Terms of Use" in gemma_1b
-    assert "yes" in gemma_1b  # Chinese
-    assert "~" in gemma_1b  # size not verified
+    gemma_4b = next(r for r in rows if r.startswith("gemma-3-4b-it:Q4_K_M"))
+    assert " gpu " in gemma_4b
+    assert " 3.9B " in gemma_4b
+    assert "Gemma Terms of Use" in gemma_4b
+    assert gemma_4b.endswith("yes")  # Chinese
+    assert "~" in gemma_4b  # size not verified
+    assert not next(r for r in rows if r.startswith("gemma-3-1b-it:")).endswith("yes")
     assert "9 variants" in out
 
 
