@@ -197,6 +197,10 @@ class Library:
     ``catalog`` is what files are matched against (default: the bundled catalog with the user's
     overlay, loaded when first needed); ``models_dir`` is where ``import --copy`` puts copies
     (default: the setting, else :func:`desktop.core.paths.models_dir`).
+
+    One instance belongs to the thread that made it (an SQLite connection); a window that scans
+    on a worker thread opens its own instance there, and readers elsewhere see the result when
+    the scan's transaction commits.
     """
 
     def __init__(
@@ -339,7 +343,7 @@ class Library:
             changes["layout_name"] = cand.name
             changes["display_name"] = cand.name
         if cand.sha256 is not None and old.sha256 is None:
-            changes.update(sha256=cand.sha256, sha256_from_layout=1)
+            changes["sha256"] = cand.sha256
         if changes:
             self._store.update_fields(str(cand.path), **changes)
 
@@ -364,9 +368,7 @@ class Library:
             self._record_problem(cand, message, stat, state=state)
             return None
         entry = self._build_entry(cand, model, stat, sha=cand.sha256, source=source, state=state)
-        self._store.put_entry(
-            entry, real_path=cand.real_path, sha256_from_layout=cand.sha256 is not None
-        )
+        self._store.put_entry(entry, real_path=cand.real_path)
         return entry
 
     def _read_model(self, parts: tuple[Path, ...]) -> _ModelHeader:
@@ -518,7 +520,7 @@ class Library:
             cand, model, (size, mtime_ns), sha=sha, source="imported", state=None
         )
         with self._store.transaction():
-            self._store.put_entry(entry, real_path=real, sha256_from_layout=False)
+            self._store.put_entry(entry, real_path=real)
         stored = self._store.entry(entry.path)
         return stored if stored is not None else entry
 

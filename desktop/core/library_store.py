@@ -2,9 +2,9 @@
 
 A row is keyed by the file's absolute path (for a split model, its first part). ``size`` and
 ``mtime_ns`` are the file's when its header was last read; a scan that finds the same pair does
-not open the file again, and ``sha256``, when set, describes the file at that same pair (it is
-cleared when they change, unless the layout names the hash). A vanished file keeps its row with
-``missing = 1`` until it comes back or the user forgets it.
+not open the file again, and ``sha256``, when set, describes the file at that same pair (a
+changed file is read again and keeps a hash only where its layout names it). A vanished file
+keeps its row with ``missing = 1`` until it comes back.
 
 The database uses WAL so the window and a CLI run can read it at the same time; writes happen in
 short transactions. ``schema_version`` holds :data:`SCHEMA_VERSION`; a database from a newer
@@ -42,7 +42,6 @@ CREATE TABLE IF NOT EXISTS files (
     size_bytes INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     sha256 TEXT,
-    sha256_from_layout INTEGER NOT NULL DEFAULT 0,
     repo_id TEXT,
     layout_name TEXT,
     display_name TEXT NOT NULL,
@@ -251,19 +250,14 @@ class LibraryStore:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def put_entry(self, entry: LibraryEntry, *, real_path: Path, sha256_from_layout: bool) -> None:
+    def put_entry(self, entry: LibraryEntry, *, real_path: Path) -> None:
         """Insert or replace an entry, keeping the first time it was seen."""
         values = entry.to_json()
         values.pop("file_name")
         values["parts"] = json.dumps(values["parts"])
         values["has_chat_template"] = int(entry.has_chat_template)
         values["missing"] = int(entry.missing)
-        values.update(
-            real_path=str(real_path),
-            sha256_from_layout=int(sha256_from_layout),
-            problem=None,
-            problem_kind=None,
-        )
+        values.update(real_path=str(real_path), problem=None, problem_kind=None)
         self._upsert(values)
 
     def put_problem(
@@ -309,7 +303,7 @@ class LibraryStore:
         )
 
     def update_fields(self, path: str, **values: Any) -> None:
-        unknown = set(values) - _ENTRY_FIELDS - {"sha256_from_layout"}
+        unknown = set(values) - _ENTRY_FIELDS
         if unknown:
             raise ValueError(f"unknown library fields {sorted(unknown)}")
         sets = ", ".join(f"{k} = ?" for k in values)
