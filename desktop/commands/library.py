@@ -97,7 +97,13 @@ def run_library(args: argparse.Namespace) -> int:
         return 0
     if report is not None:
         sys.stdout.write(_scan_summary(report) + "\n\n")
-    if not entries:
+    if not entries and report is not None:
+        places = "".join(f"  {r.path} ({r.source})\n" for r in report.roots)
+        sys.stdout.write(
+            f"No GGUF models were found. Looked in:\n{places}Add a folder with `--add DIR` or "
+            "import a file with `llm-scout import PATH`.\n"
+        )
+    elif not entries:
         sys.stdout.write(
             "The library is empty. Run `llm-scout library --scan`, add a folder with "
             "`--add DIR`, or import a file with `llm-scout import PATH`.\n"

@@ -46,6 +46,10 @@ def test_empty_library(capsys: pytest.CaptureFixture[str], home: Path) -> None:
     code, out, _ = run(capsys, "library")
     assert code == 0
     assert "The library is empty" in out
+    code, out, _ = run(capsys, "library", "--scan")
+    assert code == 0
+    assert "No GGUF models were found. Looked in:" in out
+    assert f"{home / '.lmstudio/models'} (lmstudio)" in out
 
 
 def test_add_remembers_the_folder_and_scans_it(
