@@ -17,12 +17,13 @@ import gguf
 import numpy as np
 import pytest
 
-from desktop.core.errors import LibraryError
+from desktop.core.errors import LibraryError, ScoutError
 from desktop.core.gguf import GGUFInfo, read_gguf
 from desktop.core.library import Library
 from desktop.core.library_sources import ScanRoot
 from desktop.core.library_store import SCHEMA_VERSION
 from tests.core.test_library_sources import ollama_manifest
+from tests.fixtures.tiny_models import write_broken_files
 
 
 def write_tiny(
@@ -162,6 +163,20 @@ def test_scan_reads_every_source_and_lists_broken_files(
     assert problems["notes.gguf"].kind.startswith("gguf")
     assert "cut short" in problems["cut.gguf"].message
     assert {p.path.name for p in report.problems} == {"cut.gguf", "notes.gguf"}
+
+
+def test_every_kind_of_broken_file_is_a_problem_never_a_crash(tmp_path: Path) -> None:
+    broken = write_broken_files(tmp_path / "broken")
+    write_tiny(tmp_path / "broken" / "fine.gguf")
+    with open_library(tmp_path) as library:
+        report = library.scan([ScanRoot("folder", tmp_path / "broken")])
+        entries = library.entries()
+        for path in broken.values():
+            with pytest.raises(ScoutError):
+                library.import_file(path)
+    assert [e.path.name for e in entries] == ["fine.gguf"]
+    assert sorted(p.path for p in report.problems) == sorted(broken.values())
+    assert all(p.message and p.kind.startswith("gguf") for p in report.problems)
 
 
 def test_rescan_skips_unchanged_files_and_rereads_changed_ones(
