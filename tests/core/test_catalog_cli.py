@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -173,3 +174,18 @@ def test_user_models_show_up(capsys: pytest.CaptureFixture[str]) -> None:
     rows = by_id(run_json(capsys, "--profile", "rtx-4090-24gb", "--family", "phi"))
     assert rows["phi-4:IQ4_XS"]["size_bytes"] == 7_940_000_000
     assert rows["phi-4:IQ4_XS"]["fit"]["verdict"] == "gpu"
+
+
+def test_profile_from_a_saved_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from desktop.core.hardware.whatif import load_profile
+
+    saved = tmp_path / "office-pc.json"
+    load_profile("rtx-3060-12gb").save(saved)
+    from_file = run_json(capsys, "--profile", str(saved), "--family", "qwen", "--quant", "Q4_K_M")
+    by_name = run_json(
+        capsys, "--profile", "rtx-3060-12gb", "--family", "qwen", "--quant", "Q4_K_M"
+    )
+    assert from_file["variants"] == by_name["variants"]
+    verdicts = {v["id"]: v["fit"]["verdict"] for v in from_file["variants"]}
+    assert verdicts["qwen2.5-7b-instruct:Q4_K_M"] == "gpu"
+    assert verdicts["qwen2.5-72b-instruct:Q4_K_M"] != "gpu"
