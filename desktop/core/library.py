@@ -14,21 +14,25 @@ holds half a copy. Import computes the file's sha256 (while copying, in the same
 
 from __future__ import annotations
 
-import errno
-import hashlib
 import logging
 import os
-import re
-import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from desktop.core import paths
 from desktop.core.errors import CatalogError, GGUFError, LibraryError
+from desktop.core.library_files import (
+    SPLIT_RE,
+    copy_parts,
+    file_sha256,
+    part_tensors,
+    split_parts,
+    stat_parts,
+)
 from desktop.core.library_match import FileFacts, Match, infer_family, match_file
 from desktop.core.library_sources import (
     IMPORTED_SUBDIR,
@@ -52,8 +56,6 @@ log = logging.getLogger(__name__)
 
 Reader = Callable[[Path], "GGUFInfo"]
 
-_SPLIT_RE = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
-_HASH_CHUNK = 4 * 1024 * 1024
 
 __all__ = [
     "Library",
@@ -62,7 +64,6 @@ __all__ = [
     "RootReport",
     "ScanReport",
     "default_db_path",
-    "file_sha256",
 ]
 
 
@@ -140,54 +141,10 @@ class _ModelHeader:
     tensor_bytes: int  # all parts together
 
 
-class _PartSource:
-    """A local file as a :class:`desktop.core.gguf_format.ByteSource`."""
-
-    def __init__(self, handle: BinaryIO, size: int) -> None:
-        self._handle = handle
-        self._size = size
-
-    @property
-    def size(self) -> int | None:
-        return self._size
-
-    def read(self, offset: int, length: int) -> bytes:
-        self._handle.seek(offset)
-        return self._handle.read(length)
-
-
-def _part_tensors(part: Path) -> tuple[int, int]:
-    """(parameters, tensor bytes) in one later part of a split model, from its header."""
-    from desktop.core.gguf_format import parse_header
-
-    with part.open("rb") as handle:
-        raw = parse_header(_PartSource(handle, os.fstat(handle.fileno()).st_size), part.name)
-    return sum(t.n_elements for t in raw.tensors), sum(t.n_bytes for t in raw.tensors)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_HASH_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _default_reader(path: Path) -> GGUFInfo:
     from desktop.core.gguf import read_gguf
 
     return read_gguf(path)
-
-
-def _stat_parts(parts: Sequence[Path]) -> tuple[int, int]:
-    """(total size, newest mtime in ns) of a model's files; OSError when one is gone."""
-    size = 0
-    mtime = 0
-    for part in parts:
-        st = os.stat(part)
-        size += st.st_size
-        mtime = max(mtime, st.st_mtime_ns)
-    return size, mtime
 
 
 class Library:
@@ -308,7 +265,7 @@ class Library:
         state.seen.add(key)
         state.seen_real.add(cand.real_path)
         try:
-            size, mtime_ns = _stat_parts(cand.parts)
+            size, mtime_ns = stat_parts(cand.parts)
         except OSError as exc:
             message = f"{cand.path} cannot be read: {exc.strerror}."
             self._record_problem(cand, message, (0, 0), state=state)
@@ -377,7 +334,7 @@ class Library:
         info = self._reader(parts[0])
         n_params, tensor_bytes = info.arch.n_params, info.tensor_bytes
         for part in parts[1:]:
-            more_params, more_bytes = _part_tensors(part)
+            more_params, more_bytes = part_tensors(part)
             n_params += more_params
             tensor_bytes += more_bytes
         return _ModelHeader(info, n_params, tensor_bytes)
@@ -502,14 +459,14 @@ class Library:
                 f"{src} is a folder; add folders with `llm-scout library --add`.",
                 kind="library.is_dir",
             )
-        parts = _split_parts(src)
+        parts = split_parts(src)
         try:
             model = self._read_model(parts)  # a broken file raises the reader's GGUFError
             if copy:
-                dest_parts, sha = self._copy_parts(parts)
+                dest_parts, sha = copy_parts(parts, self.models_dir / IMPORTED_SUBDIR)
             else:
                 dest_parts, sha = parts, file_sha256(src)
-            size, mtime_ns = _stat_parts(dest_parts)
+            size, mtime_ns = stat_parts(dest_parts)
         except OSError as exc:
             raise LibraryError(
                 f"{src} cannot be read: {exc.strerror or exc}.", kind="library.unreadable"
@@ -524,56 +481,6 @@ class Library:
         stored = self._store.entry(entry.path)
         return stored if stored is not None else entry
 
-    def _copy_parts(self, parts: tuple[Path, ...]) -> tuple[tuple[Path, ...], str]:
-        dest_dir = self.models_dir / IMPORTED_SUBDIR
-        try:
-            dest_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise LibraryError(
-                f"Cannot create the folder {dest_dir}: {exc.strerror}.", kind="library.copy_failed"
-            ) from exc
-        dests = tuple(dest_dir / p.name for p in parts)
-        first_sha: str | None = None
-        todo: list[tuple[Path, Path]] = []
-        for src, dest in zip(parts, dests, strict=True):
-            if not dest.exists():
-                todo.append((src, dest))
-                continue
-            if not src.samefile(dest):
-                same = dest.stat().st_size == src.stat().st_size and (
-                    file_sha256(dest) == file_sha256(src)
-                )
-                if not same:
-                    raise LibraryError(
-                        f"A different file named {dest.name} is already in {dest_dir}.",
-                        kind="library.exists",
-                    )
-        temps: list[tuple[Path, Path]] = []
-        try:
-            for src, dest in todo:
-                tmp = dest_dir / f".{dest.name}.{secrets.token_hex(4)}.partial"
-                temps.append((tmp, dest))
-                sha = _copy_file(src, tmp)
-                if src == parts[0]:
-                    first_sha = sha
-            for tmp, dest in temps:
-                os.replace(tmp, dest)
-        except OSError as exc:
-            for tmp, _dest in temps:
-                tmp.unlink(missing_ok=True)
-            reason = (
-                "there is not enough disk space"
-                if exc.errno in (errno.ENOSPC, errno.EDQUOT)
-                else exc.strerror or str(exc)
-            )
-            raise LibraryError(
-                f"Copying {parts[0].name} to {dest_dir} failed: {reason}.",
-                kind="library.copy_failed",
-            ) from exc
-        if first_sha is None:
-            first_sha = file_sha256(dests[0])
-        return dests, first_sha
-
     # -- hashing -------------------------------------------------------------------------------
 
     def ensure_sha256(self, path: Path | str) -> LibraryEntry:
@@ -584,7 +491,7 @@ class Library:
         if entry.sha256 is not None:
             return entry
         try:
-            size, mtime_ns = _stat_parts(entry.parts)
+            size, mtime_ns = stat_parts(entry.parts)
         except OSError as exc:
             raise LibraryError(
                 f"{entry.path} is missing: {exc.strerror}.", kind="library.missing"
@@ -650,40 +557,6 @@ class Library:
         return self._catalog
 
 
-def _copy_file(src: Path, dest: Path) -> str:
-    """Copy ``src`` to a new file ``dest`` (flushed to disk); returns the sha256 of the bytes."""
-    digest = hashlib.sha256()
-    with src.open("rb") as fin, dest.open("xb") as fout:
-        while chunk := fin.read(_HASH_CHUNK):
-            digest.update(chunk)
-            fout.write(chunk)
-        fout.flush()
-        os.fsync(fout.fileno())
-    return digest.hexdigest()
-
-
-def _split_parts(path: Path) -> tuple[Path, ...]:
-    match = _SPLIT_RE.match(path.name)
-    if match is None:
-        return (path,)
-    index, count = int(match["index"]), int(match["count"])
-    if index != 1:
-        raise LibraryError(
-            f"{path.name} is part {index} of a split model; import its first part.",
-            kind="library.split_part",
-        )
-    parts = tuple(
-        path.with_name(f"{match['stem']}-{i:05d}-of-{count:05d}.gguf") for i in range(1, count + 1)
-    )
-    absent = [p.name for p in parts if not p.is_file()]
-    if absent:
-        raise LibraryError(
-            f"The split model {match['stem']} is incomplete: {absent[0]} is missing.",
-            kind="library.split_incomplete",
-        )
-    return parts
-
-
 def _display_name(
     cand: Candidate, general_name: str | None, quant: str | None, match: Match | None
 ) -> str:
@@ -695,7 +568,7 @@ def _display_name(
     elif general_name:
         base = general_name
     else:
-        base = _SPLIT_RE.sub(r"\g<stem>", cand.path.name).removesuffix(".gguf")
+        base = SPLIT_RE.sub(r"\g<stem>", cand.path.name).removesuffix(".gguf")
         return base
     if quant and quant.lower() not in base.lower():
         return f"{base} {quant}"

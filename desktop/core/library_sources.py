@@ -35,6 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from desktop.core.library_files import SPLIT_RE
+
 log = logging.getLogger(__name__)
 
 Source = Literal["imported", "downloaded", "hf-cache", "lmstudio", "ollama", "gpt4all", "folder"]
@@ -55,7 +57,6 @@ VERIFIED_SUFFIX = ".verified.json"
 OLLAMA_MODEL_LAYER = "application/vnd.ollama.image.model"
 OLLAMA_DEFAULT_HOST = "registry.ollama.ai"
 
-_SPLIT_RE = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -145,7 +146,7 @@ def _group_split(paths: Iterable[Path], out: _Collector) -> list[tuple[Path, tup
     singles: list[tuple[Path, tuple[Path, ...]]] = []
     groups: dict[tuple[Path, str, int], dict[int, Path]] = {}
     for path in paths:
-        match = _SPLIT_RE.match(path.name)
+        match = SPLIT_RE.match(path.name)
         if match is None:
             singles.append((path, (path,)))
             continue
