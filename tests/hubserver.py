@@ -18,6 +18,8 @@ Faults for tests: per file, a queue of :class:`Fault` (a status code, a connecti
 body bytes, a stall) consumed by the next matching requests, and persistent per-file switches
 (``rate_bps`` to serve slowly, ``wrong_bytes`` to serve corrupted content under the right headers).
 Every request is logged (:attr:`FakeHub.requests`) with its range and the body bytes really sent.
+A request in absolute form (``GET http://host/...``) is served too and logged as ``proxied``, so
+the hub can stand in for an HTTP proxy (``HTTP_PROXY=hub.url``).
 
 Use it as a context manager::
 
@@ -123,6 +125,7 @@ class RequestRecord:
     authorization: str | None
     repo_id: str | None = None
     filename: str | None = None
+    proxied: bool = False  # the request line held an absolute URL: it came through a proxy
 
 
 def git_blob_sha1(data: bytes) -> str:
@@ -159,6 +162,8 @@ class FakeHub:
         self.rate_bps: float | None = None  # default speed limit for every file body
         self._repos: dict[str, HubRepo] = {}
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._inflight = 0  # requests being answered right now
         self._requests: list[RequestRecord] = []
         self._sockets: set[socket.socket] = set()
         self._hub = _Server(self, "hub")
@@ -288,7 +293,10 @@ class FakeHub:
 
     @property
     def requests(self) -> list[RequestRecord]:
-        with self._lock:
+        """Every request so far. Waits (up to 2 s) for requests still being answered, since a
+        client can see a whole response before the server thread has logged it."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._inflight == 0, timeout=2.0)
             return list(self._requests)
 
     def content_gets(self, repo_id: str, path: str) -> list[RequestRecord]:
@@ -309,9 +317,15 @@ class FakeHub:
         with self._lock:
             self._requests.clear()
 
-    def _log(self, record: RequestRecord) -> None:
+    def _begin(self) -> None:
         with self._lock:
+            self._inflight += 1
+
+    def _log(self, record: RequestRecord) -> None:
+        with self._idle:
             self._requests.append(record)
+            self._inflight -= 1
+            self._idle.notify_all()
 
     def _take_fault(self, hub_file: HubFile, kind: Literal["head", "get"]) -> Fault | None:
         with self._lock:
@@ -356,6 +370,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         hub = self.server.hub
+        hub._begin()
         split = urlsplit(self.path)
         path = unquote(split.path)
         self._record: dict[str, Any] = {
@@ -368,6 +383,7 @@ class _Handler(BaseHTTPRequestHandler):
             "range_start": None,
             "body_bytes": 0,
             "authorization": self.headers.get("Authorization"),
+            "proxied": self.path.startswith(("http://", "https://")),
         }
         try:
             parts = [p for p in path.split("/") if p]

@@ -1,0 +1,206 @@
+"""`llm-scout download (VARIANT_ID | REPO FILE...) [--to DIR] [--revision REV] [--endpoint URL]
+[--json]`.
+
+Downloads every file of a catalog variant, or the named files of any Hub repo, into the models
+folder (``<models dir>/<owner>/<repo>/<file>``; ``--to DIR`` uses DIR as the models folder).
+Progress goes to stderr (one updating line on a terminal, a line every few seconds otherwise),
+the result to stdout. The exit code is 0 only when every file is complete and verified.
+Ctrl-C pauses: run the same command again to resume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.core.download import (
+    DownloadProgress,
+    DownloadRequest,
+    DownloadResult,
+    DownloadState,
+    download,
+    request_for_files,
+    request_for_variant,
+)
+
+_LOG_EVERY_S = 5.0  # progress lines when stderr is not a terminal
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "download",
+        help="download a catalog variant or files of a Hub repo",
+        description=(
+            "Download a catalog variant (VARIANT_ID, e.g. qwen2.5-7b-instruct:Q4_K_M) or files "
+            "of a Hugging Face repo (REPO FILE...). Transfers resume after an interruption, "
+            "every file is verified (sha256) before it appears in the models folder. "
+            "HF_ENDPOINT or --endpoint hf-mirror selects a mirror; HF_TOKEN (or `hf auth "
+            "login`) gives access to gated repos."
+        ),
+    )
+    parser.add_argument(
+        "target",
+        nargs="+",
+        metavar="VARIANT_ID | REPO FILE",
+        help="a catalog variant id, or a repo id followed by one or more file paths",
+    )
+    parser.add_argument(
+        "--to",
+        metavar="DIR",
+        help="models folder to use instead of the setting (files go to DIR/<owner>/<repo>/)",
+    )
+    parser.add_argument("--revision", default="main", help="branch, tag or commit (REPO FILE)")
+    parser.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="Hub endpoint or mirror ('hf-mirror' = https://hf-mirror.com); default: the "
+        "setting, else HF_ENDPOINT, else https://huggingface.co",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.set_defaults(handler=run_download)
+
+
+def build_request(args: argparse.Namespace) -> DownloadRequest:
+    from desktop.cli import CliUsageError
+
+    target: list[str] = args.target
+    if len(target) == 1:
+        if "/" in target[0]:
+            raise CliUsageError(
+                f"Name the files to download from {target[0]} (REPO FILE...), "
+                "or give a catalog variant id such as qwen2.5-7b-instruct:Q4_K_M."
+            )
+        if args.revision != "main":
+            raise CliUsageError("--revision applies to REPO FILE downloads, not catalog variants.")
+        from desktop.core.catalog import load_catalog_safe
+
+        catalog, _problems = load_catalog_safe()
+        _model, variant = catalog.variant(target[0])
+        return request_for_variant(variant)
+    return request_for_files(target[0], target[1:], revision=args.revision)
+
+
+def run_download(args: argparse.Namespace) -> int:
+    request = build_request(args)
+    models_dir = Path(args.to).expanduser().absolute() if args.to else None
+    printer = _ProgressPrinter(sys.stderr.isatty())
+    hub_logger = logging.getLogger("huggingface_hub")
+    level = hub_logger.level
+    if not getattr(args, "verbose", False):
+        # huggingface_hub logs each reconnect as a warning; the progress line already says it.
+        hub_logger.setLevel(logging.ERROR)
+    try:
+        result = download(
+            request, models_dir=models_dir, endpoint=args.endpoint, on_progress=printer
+        )
+    finally:
+        printer.close()
+        hub_logger.setLevel(level)
+    if args.json:
+        emit_json(result_document(result))
+    else:
+        print_table(
+            ["file", "size", "sha256", "verified against", "path"],
+            [
+                (
+                    f.name,
+                    human_bytes(f.size),
+                    f.sha256[:16],
+                    "already installed" if f.skipped else f.verified_against,
+                    str(f.path),
+                )
+                for f in result.files
+            ],
+        )
+    return 0
+
+
+def result_document(result: DownloadResult) -> dict[str, Any]:
+    return {
+        "repo": result.repo,
+        "revision": result.revision,
+        "commit": result.commit,
+        "variant_id": result.variant_id,
+        "path": str(result.path),
+        "seconds": round(result.seconds, 3),
+        "fetched_bytes": result.fetched_bytes,
+        "total_bytes": result.total_bytes,
+        "files": [
+            {
+                "name": f.name,
+                "path": str(f.path),
+                "size_bytes": f.size,
+                "sha256": f.sha256,
+                "verified_against": f.verified_against,
+                "fetched_bytes": f.fetched_bytes,
+                "resumed_from": f.resumed_from,
+                "already_installed": f.skipped,
+            }
+            for f in result.files
+        ],
+    }
+
+
+def format_progress(p: DownloadProgress) -> str:
+    """One line: state, file n/N, bytes, percent, smoothed speed, ETA."""
+    parts = [p.state.value]
+    if p.file:
+        parts.append(f"{p.file} ({min(p.files_done + 1, p.files_total)}/{p.files_total})")
+    total = human_bytes(p.bytes_total) if p.bytes_total is not None else "?"
+    amount = f"{human_bytes(p.bytes_done)} / {total}"
+    if p.fraction is not None:
+        amount += f" ({p.fraction * 100:.0f}%)"
+    parts.append(amount)
+    if p.state is DownloadState.DOWNLOADING and p.speed_bps > 0:
+        parts.append(f"{human_bytes(p.speed_bps)}/s")
+        if p.eta_s is not None:
+            parts.append(f"ETA {_duration(p.eta_s)}")
+    if p.message:
+        parts.append(p.message)
+    return "  ".join(parts)
+
+
+def _duration(seconds: float) -> str:
+    s = int(seconds + 0.5)
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
+
+
+class _ProgressPrinter:
+    """Writes progress to stderr: an updating line on a terminal, sparse lines otherwise."""
+
+    def __init__(self, tty: bool) -> None:
+        self._tty = tty
+        self._last_state: DownloadState | None = None
+        self._last_line = 0.0
+        self._width = 0
+
+    def __call__(self, progress: DownloadProgress) -> None:
+        if progress.state in (DownloadState.FAILED, DownloadState.CANCELLED):
+            return  # the error itself goes to stderr once, from the CLI
+        line = format_progress(progress)
+        if self._tty:
+            pad = max(self._width - len(line), 0)
+            sys.stderr.write("\r" + line + " " * pad)
+            self._width = len(line)
+            sys.stderr.flush()
+            return
+        now = time.monotonic()
+        if progress.state is not self._last_state or now - self._last_line >= _LOG_EVERY_S:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+            self._last_state = progress.state
+            self._last_line = now
+
+    def close(self) -> None:
+        if self._tty and self._width:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
