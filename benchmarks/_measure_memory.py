@@ -71,11 +71,16 @@ def measure(
     )
     load_s = time.perf_counter() - t0
     after_load = status_kib()
+    prompt_tokens = len(llm.tokenize(prompt.encode("utf-8")))
     t1 = time.perf_counter()
-    out = llm.create_completion(prompt, max_tokens=max_tokens, temperature=0.0, seed=1)
+    stamps: list[float] = []
+    for _chunk in llm.create_completion(
+        prompt, max_tokens=max_tokens, temperature=0.0, seed=1, stream=True
+    ):
+        stamps.append(time.perf_counter())
     gen_s = time.perf_counter() - t1
     after_gen = status_kib()
-    usage = out["usage"]  # type: ignore[index]
+    decode_s = stamps[-1] - stamps[0] if len(stamps) > 1 else 0.0
     return {
         "model": str(model),
         "n_ctx": n_ctx,
@@ -83,8 +88,9 @@ def measure(
         "n_threads": n_threads,
         "load_s": load_s,
         "gen_s": gen_s,
-        "prompt_tokens": usage["prompt_tokens"],
-        "completion_tokens": usage["completion_tokens"],
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": len(stamps),
+        "tokens_per_s": (len(stamps) - 1) / decode_s if decode_s > 0 else None,
         "rss_start_bytes": baseline_start["VmRSS"] * 1024,
         "rss_import_bytes": baseline["VmRSS"] * 1024,
         "rss_after_load_bytes": after_load["VmRSS"] * 1024,

@@ -47,10 +47,10 @@ class Calibration:
     (``per_ctx_cell_bytes`` per cell of each KV cache), plus a constant.
     """
 
-    runtime_bytes: int = 51_200_000
-    const_bytes: int = 16_250_000
-    per_vocab_bytes: float = 127.0
-    per_ctx_cell_bytes: float = 54.5
+    runtime_bytes: int = 50_300_000
+    const_bytes: int = 17_050_000
+    per_vocab_bytes: float = 148.3
+    per_ctx_cell_bytes: float = 57.3
     # The part of the compute buffer a short run touches, per ubatch token of activations.
     touched_act_floats: int = 6
     # GPU figures are literature values (no GPU here to calibrate on): the CUDA context and
@@ -199,12 +199,24 @@ def cpu_family(arch_name: str, flags: Sequence[str]) -> str | None:
 
 def repacked_bytes(by_type: Sequence[tuple[str, int, int]], family: str | None) -> int:
     """Bytes copied into repacked buffers: ``by_type`` rows are (type, bytes, row multiple)."""
-    if family is None:
-        return 0
-    table = REPACK_TYPES[family]
+    return sum(n for t, n, multiple in by_type if is_repacked(t, multiple, family))
+
+
+def is_repacked(type_name: str, row_multiple: int, family: str | None) -> bool:
+    if family is None or not type_name:
+        return False
+    need = REPACK_TYPES[family].get(type_name.upper())
+    return need is not None and row_multiple % need == 0
+
+
+def unmapped_edge_bytes(
+    head: Sequence[tuple[str, int, int]], tail: Sequence[tuple[str, int, int]], family: str | None
+) -> int:
+    """Bytes of repacked tensors at either end of the data, which llama.cpp unmaps after load."""
     total = 0
-    for type_name, n_bytes, row_multiple in by_type:
-        need = table.get(type_name.upper())
-        if need is not None and row_multiple % need == 0:
+    for run in (head, tail):
+        for type_name, multiple, n_bytes in run:
+            if not is_repacked(type_name, multiple, family):
+                break
             total += n_bytes
     return total

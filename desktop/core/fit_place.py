@@ -113,9 +113,15 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     overhead = fm.runtime_overhead_bytes(arch, n_ctx)
 
     if ngl == 0:
-        # CPU only: mmap populates the whole file; repacked copies come on top.
-        weights = (target.file_bytes or target.weights_bytes) + all_repack
-        ram = MemoryBreakdown(weights, sum(kv), touched, overhead)
+        # CPU only: mmap populates the whole file and repacked copies come on top; after the
+        # load llama.cpp unmaps the header and the repacked tensors at the file's ends, then the
+        # KV cache and compute buffer arrive. The peak is the later state unless the unmapped
+        # part outweighs them, so the weights term covers the load-time peak too.
+        file_bytes = target.file_bytes or target.weights_bytes
+        edges = fm.unmapped_edge_bytes(target.head_run, target.tail_run, family)
+        resident = file_bytes - target.header_bytes() - edges + all_repack
+        at_load = file_bytes + all_repack - sum(kv) - touched
+        ram = MemoryBreakdown(max(resident, at_load), sum(kv), touched, overhead)
         ram_full = ram.total - touched + reserved
         return Placement(
             0, False, ram, ram_full, MemoryBreakdown(), (), (), reserved,

@@ -21,6 +21,7 @@ Verdict = Literal["gpu", "partial", "cpu", "no"]
 TargetFormat = Literal["gguf", "awq"]
 
 CACHE_TYPES: tuple[CacheType, ...] = ("f16", "q8_0", "q4_0")
+EDGE_RUN = 16
 DEFAULT_PROMPT_TOKENS = 128
 
 # Average bits per weight of GGUF quant types (whole file, embeddings included), used when only
@@ -104,8 +105,8 @@ class FitTarget:
     ``layer_bytes``: tensor bytes per repeating block; ``non_layer_bytes``: token embeddings,
     output matrix and norms. Both None when only a size is known (catalog variants): the
     estimator then spreads the weights over the layers. ``file_bytes`` counts the header too.
-    ``weight_types``: (ggml type name, bytes, row multiple 8/4/1) of the 2-D matrices inside
-    the blocks, which decides what llama.cpp's CPU backend repacks.
+    ``weight_types``: (ggml type name, bytes, row multiple 8/4/1) of the matrices inside the
+    blocks and the output matrix, which decides what llama.cpp's CPU backend repacks.
     """
 
     label: str
@@ -120,6 +121,11 @@ class FitTarget:
     output_bytes: int | None = None  # 0 when the output matrix is tied to the embeddings
     expert_bytes: int = 0  # MoE expert tensors (only n_expert_used of n_expert read per token)
     weight_types: tuple[tuple[str, int, int], ...] = ()
+    # Tensors at the start and the end of the data, outermost first, as (type name, row
+    # multiple, bytes); "" for tensors the CPU never multiplies with. llama.cpp unmaps the file
+    # ends that no mapped tensor uses (the header, and repacked tensors at either end).
+    head_run: tuple[tuple[str, int, int], ...] = ()
+    tail_run: tuple[tuple[str, int, int], ...] = ()
     download_bytes: int | None = None  # what a download would write (None: local file)
     path: str | None = None
     variant: Variant | None = field(default=None, compare=False, repr=False)
@@ -137,15 +143,16 @@ class FitTarget:
                 token_embd = tensor.n_bytes
             elif name == "output.weight":
                 output = tensor.n_bytes
-            if not name.startswith("blk."):
-                continue
-            if "_exps" in name:
+            if name.startswith("blk.") and "_exps" in name:
                 experts += tensor.n_bytes
-            if len(tensor.shape) >= 2 and name.endswith(".weight"):
-                rows = tensor.shape[1]
-                multiple = 8 if rows % 8 == 0 else 4 if rows % 4 == 0 else 1
-                key = (tensor.type_name.upper(), multiple)
-                types[key] = types.get(key, 0) + tensor.n_bytes
+            type_name, multiple, n_bytes = _edge_entry(
+                name, tensor.type_name, tensor.shape, tensor.n_bytes
+            )
+            if type_name:
+                key = (type_name, multiple)
+                types[key] = types.get(key, 0) + n_bytes
+        ordered = sorted(info.tensors, key=lambda t: t.offset)
+        edge = [_edge_entry(t.name, t.type_name, t.shape, t.n_bytes) for t in ordered]
         return cls(
             label=info.name or Path(info.source).name,
             format="gguf",
@@ -159,6 +166,8 @@ class FitTarget:
             output_bytes=0 if output is None else output,
             expert_bytes=experts,
             weight_types=tuple(sorted((t, b, m) for (t, m), b in types.items())),
+            head_run=tuple(edge[:EDGE_RUN]),
+            tail_run=tuple(reversed(edge[-EDGE_RUN:])),
             download_bytes=None,
             path=str(info.source),
         )
@@ -308,3 +317,16 @@ class FitResult:
             "fits_disk": self.fits_disk,
             "reasons": list(self.reasons),
         }
+
+
+def _edge_entry(
+    name: str, type_name: str, shape: tuple[int, ...], n_bytes: int
+) -> tuple[str, int, int]:
+    """(type, row multiple, bytes) of a tensor; type "" unless the CPU multiplies with it."""
+    # Matrices inside the blocks and the output projection; the embeddings are only gathered.
+    matmul = name.startswith("blk.") or name == "output.weight"
+    if not (matmul and len(shape) >= 2 and name.endswith(".weight")):
+        return "", 1, n_bytes
+    rows = shape[1]
+    multiple = 8 if rows % 8 == 0 else 4 if rows % 4 == 0 else 1
+    return type_name.upper(), multiple, n_bytes
