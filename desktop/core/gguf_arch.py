@@ -24,6 +24,7 @@ from desktop.core.gguf_format import (
     GGUFArraySummary,
     GGUFFormatError,
     GGUFNotAModelError,
+    GGUFStringSummary,
     TensorInfo,
 )
 from desktop.core.modelinfo import ModelArch
@@ -62,6 +63,8 @@ def _describe(value: Any) -> str:
         return "a decimal number"
     if isinstance(value, (tuple, GGUFArraySummary)):
         return "a list"
+    if isinstance(value, GGUFStringSummary):
+        return "an overlong text"
     return type(value).__name__
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import mmap
 import struct
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
@@ -28,6 +29,8 @@ GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
 DEFAULT_ALIGNMENT = 32
 MAX_DIMS = 4  # GGML_MAX_DIMS
+MAX_KEY_BYTES = 65535  # the GGUF spec limits keys to 2**16 - 1 bytes
+MAX_TENSOR_NAME_BYTES = 63  # GGML_MAX_NAME (64) including the terminating zero
 
 #: Arrays with more items than this are kept as a GGUFArraySummary instead of a tuple.
 MAX_KEPT_ARRAY_ITEMS = 1024
@@ -48,6 +51,7 @@ _ABSURD_ARRAY = 1 << 32
 _ABSURD_TENSORS = 1 << 24
 _ABSURD_KV = 1 << 20
 _INT64_MAX = (1 << 63) - 1
+_MAX_SPECIAL_TOKEN_BYTES = 1024  # longer "special tokens" only occur in corrupt files
 
 # Smallest possible encodings, used to check counts against the bytes left in the file.
 _MIN_KV_BYTES = 8 + 4 + 1  # key length, value type, smallest value
@@ -155,6 +159,18 @@ class GGUFArraySummary:
 
 
 @dataclass(frozen=True)
+class GGUFStringSummary:
+    """Stands in for a string value too long to decode within the reader's memory bound (the
+    file size); only corrupt files have one. ``length`` in bytes, ``offset`` of its first byte."""
+
+    length: int
+    offset: int
+
+    def __len__(self) -> int:
+        return self.length
+
+
+@dataclass(frozen=True)
 class TensorInfo:
     """One tensor as the header describes it. ``offset`` is relative to the data section
     (``GGUFInfo.data_offset``); ``n_bytes`` is exact, from ``gguf.GGML_QUANT_SIZES``."""
@@ -236,6 +252,7 @@ class HeaderParser:
         self._chunk = INITIAL_CHUNK
         self._e = "<"
         self._kept_budget = MAX_KEPT_ITEMS_TOTAL
+        self._text_budget: int | None = None
 
     # -- bytes -----------------------------------------------------------------------------
 
@@ -313,22 +330,48 @@ class HeaderParser:
     def _u64(self, what: str) -> int:
         return int(self._unpack("Q", 8, what))
 
-    def _string_bytes(self, what: str) -> bytes:
+    def _string_span(self, what: str, limit: int = _ABSURD_STRING) -> tuple[int, int]:
+        """Step over one string; returns where its bytes start and end."""
         at = self._pos
         length = self._u64(f"the length of {what}")
-        if length > _ABSURD_STRING:
+        if length > limit:
             raise GGUFFormatError(
-                f"{self._name} is corrupt: {what} claims to be {length:,} bytes long", offset=at
+                f"{self._name} is corrupt: {what} claims to be {length:,} bytes long"
+                + ("" if limit == _ABSURD_STRING else f" (at most {limit:,})"),
+                offset=at,
             )
         self._check_count(length, 1, f"bytes in {what}", _ABSURD_STRING, at, inside=what)
         self._need(length, what, at)
-        data = bytes(self._buf[self._pos : self._pos + length])
+        start = self._pos
         self._pos += length
-        return data
+        return start, self._pos
 
-    def _strict_text(self, data: bytes, what: str, at: int) -> str:
+    def _text(self, what: str) -> str | GGUFStringSummary:
+        """A string value, decoded straight from the buffer (bad UTF-8 becomes U+FFFD).
+
+        Decoded text is held to a budget of the file size: Python may store a string in up to
+        4 bytes per character, so a long non-ASCII string that could break the budget is kept
+        as a :class:`GGUFStringSummary` (only corrupt files get there)."""
+        start, end = self._string_span(what)
+        budget = self._text_budget
+        if budget is None:
+            budget = self._src.size if self._src.size is not None else MAX_HEADER_BYTES
+        with memoryview(self._buf) as view, view[start:end] as part:
+            try:
+                text = str(part, "ascii")  # exactly one byte per byte
+            except UnicodeDecodeError:
+                if 6 * (end - start) > budget:  # 4 per character, plus widening on the way
+                    return GGUFStringSummary(end - start, start)
+                text = str(part, "utf-8", "replace")
+        self._text_budget = budget - sys.getsizeof(text)
+        return text
+
+    def _name_text(self, what: str, limit: int) -> str:
+        """A key or tensor name: short, and strictly UTF-8."""
+        at = self._pos
+        start, end = self._string_span(what, limit)
         try:
-            return data.decode("utf-8")
+            return bytes(self._buf[start:end]).decode("utf-8")
         except UnicodeDecodeError:
             raise GGUFFormatError(
                 f"{self._name} is corrupt: {what} is not valid UTF-8 text", offset=at
@@ -342,7 +385,7 @@ class HeaderParser:
             value = self._unpack(fixed[0], fixed[1], what)
             return bool(value) if vtype == VT_BOOL else value
         if vtype == VT_STRING:
-            return self._string_bytes(what).decode("utf-8", errors="replace")
+            return self._text(what)
         if vtype == VT_ARRAY:
             return self._array(what, 0, materialize=True)
         raise GGUFFormatError(
@@ -385,10 +428,7 @@ class HeaderParser:
             self._pos += length * min_item
         elif item_type == VT_STRING:
             if keep:
-                return tuple(
-                    self._string_bytes(f"item {i} of {what}").decode("utf-8", errors="replace")
-                    for i in range(length)
-                )
+                return tuple(self._text(f"item {i} of {what}") for i in range(length))
             self._skip_strings(length, what)
         else:
             items = tuple(
@@ -439,7 +479,7 @@ class HeaderParser:
         last = max(wanted)
         for index in range(last + 1):
             length = struct.unpack_from(code, self._buf, pos)[0]
-            if index in wanted:
+            if index in wanted and length <= _MAX_SPECIAL_TOKEN_BYTES:
                 raw = bytes(self._buf[pos + 8 : pos + 8 + length])
                 found[index] = raw.decode("utf-8", errors="replace")
             pos += 8 + length
@@ -486,11 +526,7 @@ class HeaderParser:
         value_offsets: dict[str, int] = {}
         for index in range(n_kv):
             at = self._pos
-            key = self._strict_text(
-                self._string_bytes(f"the key of metadata entry {index}"),
-                f"the key of metadata entry {index}",
-                at,
-            )
+            key = self._name_text(f"the key of metadata entry {index}", MAX_KEY_BYTES)
             if key in metadata:
                 raise GGUFFormatError(
                     f"{self._name} is corrupt: the metadata key {key!r} appears twice", offset=at
@@ -534,9 +570,7 @@ class HeaderParser:
         for index in range(count):
             at = self._pos
             what = f"tensor info {index}"
-            name = self._strict_text(
-                self._string_bytes(f"the name of {what}"), f"the name of {what}", at
-            )
+            name = self._name_text(f"the name of {what}", MAX_TENSOR_NAME_BYTES)
             if name in seen:
                 raise GGUFFormatError(
                     f"{self._name} is corrupt: the tensor {name!r} appears twice", offset=at

@@ -1,0 +1,178 @@
+"""Broken GGUF input: every failure is one GGUFError subclass with an offset and one sentence."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from desktop.core.errors import GGUFError, ScoutError
+from desktop.core.gguf import (
+    GGUFFileError,
+    GGUFFormatError,
+    GGUFNotAModelError,
+    GGUFStringSummary,
+    GGUFTruncatedError,
+    GGUFVersionError,
+    read_gguf,
+)
+from tests.fixtures.tiny_models import write_broken_files, write_custom_gguf, write_tiny_model
+
+# case -> (error class, offset where reading failed; None where no single byte is to blame)
+EXPECTED: dict[str, tuple[type[GGUFError], int | None]] = {
+    "empty": (GGUFTruncatedError, 0),
+    "bad_magic": (GGUFFormatError, 0),
+    "version_99": (GGUFVersionError, 4),
+    "version_1": (GGUFVersionError, 4),
+    "absurd_tensor_count": (GGUFFormatError, 8),
+    "absurd_kv_count": (GGUFFormatError, 16),
+    "absurd_string_length": (GGUFFormatError, 24),
+    "absurd_array_length": (GGUFFormatError, 57),
+    "non_utf8_key": (GGUFFormatError, 24),
+    "unknown_value_type": (GGUFFormatError, 44),
+    "unknown_tensor_type": (GGUFFormatError, 107),
+    "too_many_dims": (GGUFFormatError, 78),
+    "bad_alignment": (GGUFFormatError, 94),
+    "duplicate_key": (GGUFFormatError, 69),
+    "truncated_magic": (GGUFTruncatedError, 0),
+    "truncated_version": (GGUFTruncatedError, 4),
+    "truncated_counts": (GGUFTruncatedError, 8),
+    "truncated_kv": (GGUFTruncatedError, 56),
+    "truncated_tensor_info": (GGUFTruncatedError, 99),
+    "truncated_tensor_data": (GGUFTruncatedError, -1),  # -1: the file size
+    "not_a_model": (GGUFNotAModelError, None),
+}
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return write_broken_files(tmp_path_factory.mktemp("broken"))
+
+
+def _assert_one_sentence(error: ScoutError) -> None:
+    text = str(error)
+    assert text
+    assert "\n" not in text
+    assert "Traceback" not in text
+
+
+def test_every_broken_case_is_covered(broken: dict[str, Path]) -> None:
+    assert set(broken) == set(EXPECTED)
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_broken_file(broken: dict[str, Path], case: str) -> None:
+    cls, offset = EXPECTED[case]
+    path = broken[case]
+    with pytest.raises(GGUFError) as caught:
+        read_gguf(path)
+    error = caught.value
+    assert type(error) is cls
+    if offset == -1:
+        offset = path.stat().st_size
+    assert error.offset == offset
+    if offset is not None:
+        assert str(error).endswith(f"(at byte {offset})")
+    assert path.name in str(error)
+    assert error.kind.startswith("gguf.")
+    _assert_one_sentence(error)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(GGUFFileError) as caught:
+        read_gguf(tmp_path / "nope.gguf")
+    assert caught.value.kind == "gguf.missing"
+    _assert_one_sentence(caught.value)
+
+
+def test_directory(tmp_path: Path) -> None:
+    with pytest.raises(GGUFFileError, match="folder") as caught:
+        read_gguf(tmp_path)
+    _assert_one_sentence(caught.value)
+
+
+def test_text_file(tmp_path: Path) -> None:
+    path = tmp_path / "notes.gguf"
+    path.write_text("hello, this is not a model\n")
+    with pytest.raises(GGUFFormatError, match="not a GGUF file"):
+        read_gguf(path)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("tiny") / "tiny.gguf"
+    return write_tiny_model(path, arch="gemma3", n_vocab=600, ftype="Q8_0")
+
+
+def test_truncated_anywhere(tiny: Path, tmp_path: Path) -> None:
+    whole = tiny.read_bytes()
+    header_end = read_gguf(tiny).data_offset
+    cuts = [*range(0, header_end, 61), header_end, header_end + 1, len(whole) // 2, len(whole) - 1]
+    cut_file = tmp_path / "cut.gguf"
+    for cut in cuts:
+        cut_file.write_bytes(whole[:cut])
+        with pytest.raises(GGUFTruncatedError) as caught:
+            read_gguf(cut_file)
+        offset = caught.value.offset
+        assert offset is not None
+        assert offset <= cut, cut
+        _assert_one_sentence(caught.value)
+
+
+def test_truncated_real_headers(smollm2_path: Path, gemma3_path: Path, tmp_path: Path) -> None:
+    for source in (smollm2_path, gemma3_path):
+        header_end = read_gguf(source).data_offset
+        with source.open("rb") as handle:
+            header = handle.read(header_end + 4096)
+        for cut in (3, 8, 23, 24, 1000, 100_000, 1_000_000, header_end - 1, header_end + 4096):
+            cut_file = tmp_path / f"{cut}-{source.name}"
+            cut_file.write_bytes(header[:cut])
+            with pytest.raises(GGUFTruncatedError) as caught:
+                read_gguf(cut_file)
+            assert caught.value.offset is not None
+            assert caught.value.offset <= cut
+            cut_file.unlink()
+
+
+def test_key_longer_than_the_spec_allows(tmp_path: Path) -> None:
+    key = b"general." + b"k" * 70_000
+    path = tmp_path / "long-key.gguf"
+    path.write_bytes(
+        b"GGUF" + struct.pack("<IQQQ", 3, 0, 1, len(key)) + key + struct.pack("<I", 4) + b"\0" * 4
+    )
+    with pytest.raises(GGUFFormatError, match="at most 65,535") as caught:
+        read_gguf(path)
+    assert caught.value.offset == 24
+
+
+def test_tensor_name_longer_than_ggml_allows(tmp_path: Path) -> None:
+    name = "blk.0." + "x" * 60 + ".weight"
+    tensors = {name: np.zeros((4,), dtype=np.float32)}
+    metadata = {"llama.block_count": 1, "llama.embedding_length": 4, "llama.context_length": 8}
+    path = write_custom_gguf(tmp_path / "long-name.gguf", "llama", metadata, tensors)
+    with pytest.raises(GGUFFormatError, match="at most 63"):
+        read_gguf(path)
+
+
+def test_overlong_text_is_summarised_only_when_it_would_outgrow_the_file(tmp_path: Path) -> None:
+    text = "é" * 50_000  # 100,000 bytes of UTF-8
+    metadata = {
+        "llama.block_count": 1,
+        "llama.embedding_length": 4,
+        "llama.context_length": 8,
+        "general.description": text,
+    }
+    small = write_custom_gguf(tmp_path / "small.gguf", "llama", metadata, {})
+    summary = read_gguf(small).metadata["general.description"]
+    assert isinstance(summary, GGUFStringSummary)
+    assert len(summary) == 100_000
+    assert small.read_bytes()[summary.offset : summary.offset + 2] == "é".encode()
+    big = write_custom_gguf(
+        tmp_path / "big.gguf",
+        "llama",
+        metadata,
+        {"token_embd.weight": np.zeros((1000, 256), dtype=np.float32)},
+    )
+    assert read_gguf(big).metadata["general.description"] == text
