@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import mmap
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,6 +205,11 @@ def read_gguf(path: str | os.PathLike[str]) -> GGUFInfo:
     file_path = Path(path)
     display = file_path.name or str(file_path)
     try:
+        mode = file_path.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise GGUFFileError(f"{file_path} is a folder, not a GGUF file")
+        if not stat.S_ISREG(mode):  # a pipe or device would block or never end
+            raise GGUFFileError(f"{file_path} is not a regular file")
         handle = file_path.open("rb")
     except FileNotFoundError:
         raise GGUFFileError(f"There is no file at {file_path}", kind="gguf.missing") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -91,6 +92,13 @@ def test_directory(tmp_path: Path) -> None:
     with pytest.raises(GGUFFileError, match="folder") as caught:
         read_gguf(tmp_path)
     _assert_one_sentence(caught.value)
+
+
+def test_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "model.gguf"
+    os.mkfifo(fifo)
+    with pytest.raises(GGUFFileError, match="not a regular file"):
+        read_gguf(fifo)
 
 
 def test_text_file(tmp_path: Path) -> None:
