@@ -8,11 +8,13 @@ context that fits, expected generation tokens/s (a memory-bandwidth roofline tim
 efficiency factor), the load time and whether the download fits on disk.
 
 The prediction describes a llama-cpp-python process with the engine's defaults (n_batch and
-n_ubatch 512, flash attention off, mmap on, threads = physical cores). ``ram_bytes`` is the
-predicted peak RSS of a run with ``prompt_tokens`` tokens of context in use (default: a short
-chat turn); the verdict and ``max_ctx`` use the worst case, where the whole context is in use
-and the reserved compute buffer is resident (``ram_full_context_bytes``). Formulas live in
-:mod:`desktop.core.fit_memory` and :mod:`desktop.core.fit_speed`.
+n_ubatch 512, flash attention off, mmap on, threads = physical cores). On the CPU, ``ram_bytes``
+is the predicted peak RSS of a run with ``prompt_tokens`` tokens of context in use (default: a
+short chat turn), mapped file pages included; with GPU layers it is the host memory the process
+keeps (the mapped pages of offloaded layers are page cache the kernel can drop). The verdict and
+``max_ctx`` use ``ram_full_context_bytes``: what must fit when the whole context is in use and the
+reserved compute buffer is resident, without droppable page cache. Formulas live in
+:mod:`desktop.core.fit_memory`, :mod:`desktop.core.fit_place` and :mod:`desktop.core.fit_speed`.
 """
 
 from __future__ import annotations
@@ -175,11 +177,13 @@ def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
             f"than the {sum(d.capacity for d in setup.devices) / gib:.1f} GiB free."
         )
     if not placement.fits_ram:
-        pool = "memory pool" if setup.unified and placement.n_gpu_layers else "RAM"
+        if setup.unified and placement.n_gpu_layers:
+            what = "of the shared memory pool (GPU and CPU together)"
+        else:
+            what = "of RAM"
         out.append(
-            f"The full context needs {placement.ram_full / gib:.1f} GiB of {pool} "
-            f"(with the GPU share where memory is unified), more than the "
-            f"{setup.ram_available / gib:.1f} GiB available."
+            f"With the whole context in use it needs {placement.ram_full / gib:.1f} GiB {what}"
+            f", more than the {setup.ram_available / gib:.1f} GiB available."
         )
     if verdict == "partial":
         out.append(

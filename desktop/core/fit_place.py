@@ -33,7 +33,6 @@ class Placement:
     ram_full: int
     vram: MemoryBreakdown
     per_gpu: tuple[int, ...]
-    per_gpu_full: tuple[int, ...]
     compute_reserved: int
     fits_ram: bool
     fits_vram: bool
@@ -113,18 +112,21 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     overhead = fm.runtime_overhead_bytes(arch, n_ctx)
 
     if ngl == 0:
-        # CPU only: mmap populates the whole file and repacked copies come on top; after the
-        # load llama.cpp unmaps the header and the repacked tensors at the file's ends, then the
-        # KV cache and compute buffer arrive. The peak is the later state unless the unmapped
-        # part outweighs them, so the weights term covers the load-time peak too.
+        # CPU only. ram: the peak RSS with RAM to spare. mmap populates the whole file and the
+        # repacked copies come on top; after the load llama.cpp unmaps the header and repacked
+        # tensors at the file's ends, then the KV cache and compute buffer arrive. The peak is the
+        # later state unless the unmapped part outweighs them, so the weights term covers the
+        # load-time peak too. ram_full: what must fit, with the whole context in use: mapped
+        # pages of repacked tensors are clean page cache the kernel can drop, so only the file
+        # minus its header counts (used pages, or their repacked copies).
         file_bytes = target.file_bytes or target.weights_bytes
         edges = fm.unmapped_edge_bytes(target.head_run, target.tail_run, family)
         resident = file_bytes - target.header_bytes() - edges + all_repack
         at_load = file_bytes + all_repack - sum(kv) - touched
         ram = MemoryBreakdown(max(resident, at_load), sum(kv), touched, overhead)
-        ram_full = ram.total - touched + reserved
+        ram_full = file_bytes - target.header_bytes() + sum(kv) + reserved + overhead
         return Placement(
-            0, False, ram, ram_full, MemoryBreakdown(), (), (), reserved,
+            0, False, ram, ram_full, MemoryBreakdown(), (), reserved,
             ram_full <= setup.ram_available, True, 0, cpu_layer_bytes,
         )  # fmt: skip
 
@@ -148,8 +150,10 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     for part in per_gpu:
         vram = vram + part
 
-    cpu_repack = int(all_repack * cpu_layer_bytes / layer_total)
-    cpu_weights = target.embd_bytes() + target.header_bytes() + cpu_layer_bytes + cpu_repack
+    # Host memory the process needs: the embeddings (always on the CPU), the CPU layers (their
+    # repacked copies replace the mapped pages), the output layer unless offloaded. mmap also
+    # maps the GPU layers' pages at load (page cache the kernel can drop; not counted here).
+    cpu_weights = target.embd_bytes() + cpu_layer_bytes
     if not offload_output:
         cpu_weights += out_bytes
     cpu_kv = sum(kv[i] for i in cpu_layers)
@@ -171,7 +175,7 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
         )
         fits_ram = ram_full <= setup.ram_available
     return Placement(
-        ngl, offload_output, ram, ram_full, vram, per_gpu_total, per_gpu_total, reserved,
+        ngl, offload_output, ram, ram_full, vram, per_gpu_total, reserved,
         fits_ram, fits_vram, gpu_layer_bytes, cpu_layer_bytes,
     )  # fmt: skip
 

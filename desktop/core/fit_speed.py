@@ -96,12 +96,12 @@ def models_disk(profile: HardwareProfile, models_dir: Path | None) -> DiskInfo |
         models_dir = paths.models_dir()
     target = str(Path(models_dir).expanduser())
     best: DiskInfo | None = None
+    best_len = -1
     for disk in profile.disks:
-        root = disk.path.rstrip("/") or "/"
-        if (target == root or target.startswith(root.rstrip("/") + "/")) and (
-            best is None or len(root) > len(best.path)
-        ):
-            best = disk
+        root = str(Path(disk.path).expanduser()).rstrip("/") or "/"
+        inside = target == root or target.startswith(root.rstrip("/") + "/")
+        if inside and len(root) > best_len:
+            best, best_len = disk, len(root)
     return best or profile.disks[0]
 
 
@@ -120,15 +120,16 @@ def disk_check(
 
 
 def installed(variant: Variant, models_dir: Path | None) -> bool:
+    """Whether every file of ``variant`` is already in the models folder (no download needed)."""
     try:
-        dl = importlib.import_module("desktop.core.download")
+        requests = importlib.import_module("desktop.core.download_request")
     except ImportError:
         return False
-    finder = getattr(dl, "installed_path", None)
+    finder = getattr(requests, "installed_path", None)
     if finder is None:
         return False
     try:
-        return finder(variant) is not None
-    except Exception:  # a broken library entry must not break an estimate
+        return finder(variant, models_dir) is not None
+    except Exception:  # a broken models folder must not break an estimate
         log.debug("installed_path failed for %s", variant.id, exc_info=True)
         return False

@@ -1,0 +1,205 @@
+"""`llm-scout fit TARGET [--ctx N] [--ngl N] [--cache-type T] [--profile FILE|NAME] [--json]`.
+
+TARGET is a catalog variant id (``qwen2.5-7b-instruct:Q4_K_M``; a bare model id picks its
+Q4_K_M variant) or a local ``.gguf`` file. The estimate is for this machine unless ``--profile``
+names a saved profile or a bundled what-if profile. An installed catalog variant is estimated
+from its file's header (exact tensor bytes) rather than from the catalog's numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.core.fit import CACHE_TYPES, FitResult, FitTarget, estimate
+from desktop.core.hardware.profile import HardwareProfile
+
+DEFAULT_QUANT = "Q4_K_M"
+
+
+def register(subparsers: Any) -> None:
+    fit = subparsers.add_parser(
+        "fit",
+        help="will a model run here: memory, GPU layers, speed",
+        description=(
+            "Predict whether a model runs on this machine (or a what-if profile): where its "
+            "layers go, RAM and VRAM split into weights, KV cache, compute buffers and "
+            "overhead, the largest context that fits, tokens/s and load time."
+        ),
+    )
+    fit.add_argument("target", metavar="TARGET", help="catalog variant id or a local .gguf file")
+    fit.add_argument("--ctx", type=int, metavar="N", help="context length (default: settings)")
+    fit.add_argument(
+        "--ngl",
+        type=int,
+        metavar="N",
+        help="layers on the GPU (-1: all; default: the best that fits)",
+    )
+    fit.add_argument(
+        "--cache-type",
+        choices=CACHE_TYPES,
+        default="f16",
+        help="KV cache type (q8_0/q4_0 turn flash attention on)",
+    )
+    fit.add_argument(
+        "--prompt-tokens",
+        type=int,
+        metavar="N",
+        help="context a run will use, for the predicted peak RAM (default: a short chat turn)",
+    )
+    fit.add_argument(
+        "--profile",
+        metavar="FILE|NAME",
+        help="a saved hardware profile or a bundled what-if profile (see `llm-scout hw`)",
+    )
+    fit.add_argument("--json", action="store_true", help="print one JSON document")
+    fit.set_defaults(handler=run_fit)
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from desktop.cli import CliUsageError
+
+    if args.ctx is not None and args.ctx < 1:
+        raise CliUsageError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
+    if args.ngl is not None and args.ngl < -1:
+        raise CliUsageError(f"--ngl must be -1 or more, not {args.ngl}.")
+    if args.prompt_tokens is not None and args.prompt_tokens < 1:
+        raise CliUsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
+    models_dir = _models_dir()
+    target = resolve_target(args.target, models_dir)
+    profile, profile_name = _profile(args.profile, models_dir)
+    n_ctx = args.ctx or _default_ctx(target)
+    result = estimate(
+        target,
+        profile,
+        n_ctx=n_ctx,
+        n_gpu_layers=args.ngl,
+        cache_type=args.cache_type,
+        models_dir=models_dir,
+        prompt_tokens=args.prompt_tokens,
+    )
+    if args.json:
+        document = result.to_dict()
+        document["profile"] = profile_name
+        emit_json(document)
+        return 0
+    _print_human(result, profile_name)
+    return 0
+
+
+def resolve_target(text: str, models_dir: Path | None = None) -> FitTarget:
+    """A local GGUF path, or a catalog variant (its installed file's header when present)."""
+    from desktop.core.gguf import read_gguf
+
+    path = Path(text).expanduser()
+    if text.lower().endswith(".gguf") or path.exists():
+        return FitTarget.from_gguf(read_gguf(path))
+    from desktop.core.catalog import load_catalog_safe
+
+    catalog, errors = load_catalog_safe()
+    for error in errors:
+        sys.stderr.write(f"llm-scout: {error} Using the catalog without it.\n")
+    if ":" not in text and catalog.get(text) is not None:
+        model = catalog.model(text)
+        variant = model.variant_for(DEFAULT_QUANT) or model.variants[0]
+    else:
+        model, variant = catalog.variant(text)
+    target = FitTarget.from_variant(model, variant)
+    if variant.format == "gguf":
+        local = _installed_file(variant, models_dir)
+        if local is not None:
+            exact = FitTarget.from_gguf(read_gguf(local))
+            # Keep the catalog's label and variant so the disk check knows it is installed.
+            from dataclasses import replace
+
+            target = replace(exact, label=variant.id, download_bytes=0, variant=variant)
+    return target
+
+
+def _installed_file(variant: Any, models_dir: Path | None) -> Path | None:
+    from desktop.core.download_request import installed_path
+
+    path = installed_path(variant, models_dir)
+    return path if path is not None and path.is_file() else None
+
+
+def _models_dir() -> Path:
+    from desktop.core.settings import load_settings
+
+    return load_settings().resolved_models_dir()
+
+
+def _default_ctx(target: FitTarget) -> int:
+    from desktop.core.settings import load_settings
+
+    wanted = load_settings().default_ctx
+    trained = target.arch.n_ctx_train
+    return min(wanted, trained) if trained > 0 else wanted
+
+
+def _profile(value: str | None, models_dir: Path) -> tuple[HardwareProfile, str]:
+    if value:
+        from desktop.core.hardware.whatif import load_profile
+
+        profile = load_profile(value)
+        return profile, profile.name or value
+    from desktop.core.hardware.probe import probe
+
+    return probe(models_dir, measure_bandwidth=True), "this machine"
+
+
+VERDICT_TEXT = {
+    "gpu": "runs fully on the GPU",
+    "partial": "partial offload",
+    "cpu": "runs on the CPU",
+    "no": "does not fit",
+}
+
+
+def _print_human(result: FitResult, profile_name: str) -> None:
+    out = sys.stdout
+    verdict = VERDICT_TEXT[result.verdict]
+    if result.verdict == "partial":
+        verdict += f": {result.n_gpu_layers} of {result.n_layers} layers on the GPU"
+    out.write(f"{result.label} on {profile_name}, context {result.n_ctx} tokens\n")
+    out.write(f"Verdict: {verdict}\n\n")
+    rows: list[tuple[str, str, str]] = []
+    for name in ("weights", "kv_cache", "compute", "overhead"):
+        ram = getattr(result.ram, name)
+        vram = getattr(result.vram, name)
+        rows.append((name.replace("_", " "), human_bytes(ram), human_bytes(vram)))
+    rows.append(("total", human_bytes(result.ram_bytes), human_bytes(result.vram_bytes)))
+    print_table(("memory", "RAM", "VRAM"), rows)
+    out.write("\n")
+    facts = [
+        ("RAM needed, whole context in use", human_bytes(result.ram_full_context_bytes)),
+        ("RAM available", human_bytes(result.ram_available_bytes)),
+        ("largest context that fits", str(result.max_ctx)),
+        ("best GPU layers", f"{result.best_n_gpu_layers} of {result.n_layers}"),
+        ("expected generation", _rate(result.tokens_per_s)),
+        ("bandwidth roofline", _rate(result.roofline_tokens_per_s)),
+        ("load time from disk", _seconds(result.load_seconds)),
+        ("download", human_bytes(result.download_bytes) if result.download_bytes else "-"),
+        ("download fits the disk", _yes_no(result.fits_disk)),
+    ]
+    if result.vram_free_bytes:
+        free = ", ".join(human_bytes(b) for b in result.vram_free_bytes)
+        facts.insert(2, ("VRAM free", free))
+    print_table(("", ""), facts)
+    if result.reasons:
+        out.write("\n" + "\n".join(f"- {r}" for r in result.reasons) + "\n")
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} tokens/s"
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} s"
+
+
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
