@@ -218,7 +218,13 @@ def derive_arch(
 ) -> ModelArch:
     """Build a fully filled :class:`ModelArch` (per-layer tuples of ``n_layers``).
 
-    ``offsets`` (key -> byte offset of the value) lets errors point at the offending value."""
+    ``offsets`` (key -> byte offset of the value) lets errors point at the offending value.
+
+    ``extra`` holds: ``swa_type`` ("none", "standard", "chunked", "symmetric"); where the file
+    has them ``n_head_per_layer`` / ``n_ff_per_layer`` (when they vary), ``n_ff_expert``,
+    ``n_expert_shared``, ``n_layer_dense_lead``, ``q_lora_rank``, ``head_dim_k_swa``,
+    ``head_dim_v_swa``, ``head_dim_k_mla``, ``head_dim_v_mla``, ``n_layer_kv_shared`` and
+    ``rope_freq_base``."""
     keys = _Keys(metadata, name, offsets)
     arch = keys.text("general.architecture")
     if not arch:
