@@ -32,7 +32,14 @@ from desktop.core.fit_place import (
     stages,
     usable_gpus,
 )
-from desktop.core.fit_speed import disk_check, load_seconds, models_disk, roofline
+from desktop.core.fit_speed import (
+    GPU_TOKEN_OVERHEAD_S,
+    TOKEN_OVERHEAD_S,
+    disk_check,
+    load_seconds,
+    models_disk,
+    roofline,
+)
 from desktop.core.fit_types import (
     CACHE_TYPES,
     DEFAULT_PROMPT_TOKENS,
@@ -122,7 +129,8 @@ def estimate(
     verdict = _verdict(placement, n_layers)
     reasons.extend(_explain(setup, placement, verdict))
     max_ctx = _max_ctx(setup, n_gpu_layers, placement)
-    roof, expected = roofline(stages(setup, placement))
+    overhead = GPU_TOKEN_OVERHEAD_S if placement.n_gpu_layers else TOKEN_OVERHEAD_S
+    roof, expected = roofline(stages(setup, placement), overhead)
     if roof is None:
         reasons.append("The memory bandwidth is unknown, so no speed is predicted.")
     download, fits_disk = disk_check(target, disk, models_dir)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from desktop.core import fit_memory as fm
 from desktop.core.fit_place import Device, usable_gpus
-from desktop.core.fit_speed import AWQ_EFFICIENCY, Stage, disk_check, load_seconds, roofline
+from desktop.core.fit_speed import (
+    AWQ_EFFICIENCY,
+    GPU_TOKEN_OVERHEAD_S,
+    Stage,
+    disk_check,
+    load_seconds,
+    roofline,
+)
 from desktop.core.fit_types import CacheType, FitResult, FitTarget, MemoryBreakdown, Verdict
 from desktop.core.hardware.profile import DiskInfo, HardwareProfile
 
@@ -73,7 +80,9 @@ def estimate_awq(
         room = capacity - target.weights_bytes - cal.vllm_overhead_bytes * n
         max_ctx = max(0, min(arch.n_ctx_train or (1 << 20), room // per_token))
     bandwidth = min((d.gpu.bandwidth_gbps or 0.0 for d in chosen), default=0.0) * n
-    roof, expected = roofline([Stage(target.weights_bytes, bandwidth or None, AWQ_EFFICIENCY)])
+    roof, expected = roofline(
+        [Stage(target.weights_bytes, bandwidth or None, AWQ_EFFICIENCY)], GPU_TOKEN_OVERHEAD_S
+    )
     download, fits_disk = disk_check(target, disk, None)
     per_gpu = tuple(vram.total // n for _ in chosen)
     return FitResult(

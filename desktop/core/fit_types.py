@@ -207,8 +207,15 @@ class FitTarget:
         per_layer = layer_total // max(arch.n_layers, 1)
         experts = 0
         if arch.is_moe:
-            # Expert FFNs dominate MoE blocks; attention and shared parts are the rest.
-            experts = int(layer_total * 0.9)
+            # Size the expert share so that reading the dense part and n_expert_used of n_expert
+            # experts matches the active parameter count; else assume experts are 90% of blocks.
+            active = arch.extra.get("n_params_active")
+            used = arch.n_expert_used / arch.n_expert
+            if isinstance(active, int) and 0 < active < arch.n_params and used < 1:
+                share = (1 - active / arch.n_params) / (1 - used)
+                experts = int(layer_total * min(share, 1.0))
+            else:
+                experts = int(layer_total * 0.9)
         shares = QUANT_TYPE_SHARE.get(quant, ())
         types = tuple((t, int(layer_total * s), 8) for t, s in shares)
         return cls(

@@ -14,7 +14,12 @@ import pytest
 from desktop.core import fit_memory as fm
 from desktop.core.errors import FitError
 from desktop.core.fit import FitResult, FitTarget, MemoryBreakdown, estimate
-from desktop.core.fit_speed import CPU_EFFICIENCY, GPU_EFFICIENCY
+from desktop.core.fit_speed import (
+    CPU_EFFICIENCY,
+    GPU_EFFICIENCY,
+    GPU_TOKEN_OVERHEAD_S,
+    TOKEN_OVERHEAD_S,
+)
 from desktop.core.hardware.profile import (
     CpuInfo,
     DiskInfo,
@@ -344,7 +349,8 @@ def test_speed_is_the_bandwidth_roofline_times_efficiency() -> None:
     cpu = estimate(target, cpu_only(64, bandwidth=60.0), n_ctx=4096)
     assert cpu.roofline_tokens_per_s is not None
     assert cpu.tokens_per_s is not None
-    assert cpu.tokens_per_s == pytest.approx(cpu.roofline_tokens_per_s * CPU_EFFICIENCY)
+    per_token = 1 / (cpu.roofline_tokens_per_s * CPU_EFFICIENCY) + TOKEN_OVERHEAD_S
+    assert cpu.tokens_per_s == pytest.approx(1 / per_token)
     # A token reads every layer and the output matrix (not the embedding table) and the cache
     # in use: 128 tokens of context by default, which attention reads as 256 cells.
     read = 4_920_000_000 - target.embd_bytes() + 256 * 32 * 2 * 8 * 128 * 2
@@ -352,7 +358,8 @@ def test_speed_is_the_bandwidth_roofline_times_efficiency() -> None:
     gpu = estimate(target, with_gpus(cpu_only(64), 24, bandwidth=1000.0), n_ctx=4096)
     assert gpu.roofline_tokens_per_s is not None
     assert gpu.tokens_per_s is not None
-    assert gpu.tokens_per_s == pytest.approx(gpu.roofline_tokens_per_s * GPU_EFFICIENCY)
+    per_token = 1 / (gpu.roofline_tokens_per_s * GPU_EFFICIENCY) + GPU_TOKEN_OVERHEAD_S
+    assert gpu.tokens_per_s == pytest.approx(1 / per_token)
     assert gpu.tokens_per_s > 10 * cpu.tokens_per_s
     unknown = estimate(target, cpu_only(64, bandwidth=None), n_ctx=4096)
     assert unknown.tokens_per_s is None
