@@ -731,8 +731,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sha256", action="append", default=[], help="known sha256 per --file")
     parser.add_argument("--no-cdn", action="store_true", help="serve LFS files without redirect")
+    parser.add_argument("--rate-bps", type=float, help="serve every body at this many bytes/s")
     args = parser.parse_args(argv)
     with FakeHub(cdn=not args.no_cdn) as hub:
+        hub.rate_bps = args.rate_bps
         for i, (repo, path, local) in enumerate(args.file):
             known = args.sha256[i] if i < len(args.sha256) else None
             hub.add_file(repo, path, source=Path(local), sha256=known)

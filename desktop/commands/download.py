@@ -89,18 +89,19 @@ def run_download(args: argparse.Namespace) -> int:
     request = build_request(args)
     models_dir = Path(args.to).expanduser().absolute() if args.to else None
     printer = _ProgressPrinter(sys.stderr.isatty())
-    hub_logger = logging.getLogger("huggingface_hub")
-    level = hub_logger.level
+    from huggingface_hub.utils import logging as hub_logging
+
+    level = hub_logging.get_verbosity()
     if not getattr(args, "verbose", False):
         # huggingface_hub logs each reconnect as a warning; the progress line already says it.
-        hub_logger.setLevel(logging.ERROR)
+        hub_logging.set_verbosity(logging.ERROR)
     try:
         result = download(
             request, models_dir=models_dir, endpoint=args.endpoint, on_progress=printer
         )
     finally:
         printer.close()
-        hub_logger.setLevel(level)
+        hub_logging.set_verbosity(level)
     if args.json:
         emit_json(result_document(result))
     else:

@@ -57,6 +57,21 @@ def test_json_result_on_stdout_progress_on_stderr(
     assert "done" in err
 
 
+def test_reconnects_are_shown_as_progress_not_library_warnings(
+    hub: FakeHub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.hubserver import Fault
+
+    data = blob(300_000, seed=5)
+    hub.add_file(REPO, FILE, data)
+    hub.inject(REPO, FILE, Fault(drop_after=100_000), Fault(drop_after=10, drop_mode="reset"))
+    assert main(["download", REPO, FILE, "--to", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "retrying" in err  # our progress line says it
+    assert "Trying to resume" not in err  # huggingface_hub's own warning is kept quiet
+    assert (tmp_path / "unsloth" / "Tiny-Chat-GGUF" / FILE).read_bytes() == data
+
+
 def test_human_table_and_already_installed(
     hub: FakeHub, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
