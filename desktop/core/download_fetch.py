@@ -33,6 +33,7 @@ from desktop import __version__
 from desktop.core.download_errors import (
     DiskFullError,
     DownloadBusyError,
+    DownloadGatedError,
     DownloadNetworkError,
     TransientError,
     VerifyFailedError,
@@ -358,12 +359,33 @@ def _fetch_locked(
                     f"The disk holding {plan.partial.parent} is full; {plan.name} stopped at "
                     f"{f.tell()} bytes and will resume from there once space is freed."
                 ) from exc
-            raise _translate(exc, access, repo, plan.name, revision) from exc
+            raise _transfer_error(
+                exc, access=access, repo=repo, name=plan.name, revision=revision, remote=remote
+            ) from exc
         except Exception as exc:
             writer.abort()
-            raise _translate(exc, access, repo, plan.name, revision) from exc
+            raise _transfer_error(
+                exc, access=access, repo=repo, name=plan.name, revision=revision, remote=remote
+            ) from exc
         digest = writer.finish()
     return _verify_and_install(remote, plan, digest, fetched, resumed_from)
+
+
+def _transfer_error(
+    exc: BaseException,
+    *,
+    access: HubAccess,
+    repo: str,
+    name: str,
+    revision: str,
+    remote: RemoteFile,
+) -> DownloadError | TransientError:
+    error = _translate(exc, access, repo, name, revision)
+    if isinstance(error, DownloadGatedError) and not remote.send_auth:
+        # A CDN refusing its own signed link: it expired (long transfers, long pauses). A new
+        # HEAD on the Hub gives a fresh one.
+        return TransientError("the download link expired")
+    return error
 
 
 def _hook_factory(

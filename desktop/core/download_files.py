@@ -76,8 +76,10 @@ class FetchedFile:
     path: Path
     size: int
     sha256: str
-    verified_against: str  # "catalog sha256", "hub sha256", "hub git sha1", "record"
-    fetched_bytes: int  # bytes received in this session
+    # "catalog sha256", "hub sha256", "hub git sha1"; for files already there: "record" (the
+    # verification record of an earlier download) or "existing file" (hashed now)
+    verified_against: str
+    fetched_bytes: int  # bytes written by this run (a drop's unfinished chunk is not counted)
     resumed_from: int  # bytes that were already in the partial
     skipped: bool = False  # already installed: nothing fetched
 

@@ -36,6 +36,7 @@ MARGIN_MIN_BYTES = 1 << 30
 MARGIN_FRACTION = 0.05
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 class DiskUsage(NamedTuple):
@@ -122,6 +123,8 @@ class DownloadRequest:
                 )
             if spec.name in seen:
                 raise DownloadError(f"The file {spec.name} is named twice.")
+            if spec.sha256 is not None and not _SHA256.fullmatch(spec.sha256.lower()):
+                raise DownloadError(f"The sha256 given for {spec.name} is not a sha256.")
             seen.add(spec.name)
         if not self.revision or any(ord(c) < 32 for c in self.revision):
             raise UnsafeNameError(f"Refusing the revision {self.revision!r}.")
@@ -151,7 +154,8 @@ class DownloadRequest:
         for spec in self.files:
             final = _inside(folder, spec.name, self.repo)
             partial = _inside(partials, spec.name + ".part", self.repo)
-            out.append(FilePlan(spec.name, final, partial, spec.sha256, spec.size_bytes))
+            sha256 = spec.sha256.lower() if spec.sha256 else None
+            out.append(FilePlan(spec.name, final, partial, sha256, spec.size_bytes))
         return out
 
 
@@ -195,12 +199,13 @@ def installed_path(variant: Variant, models_dir: Path | None = None) -> Path | N
     for plan, spec in zip(plans, variant.files, strict=True):
         if installed_record(plan) is not None:
             continue
-        # No record (copied in by hand, or the records were deleted): trust a right-sized file.
+        # No record (copied in by hand, or the records were deleted): a file whose size the
+        # catalog verified against the Hub is trusted when it has exactly that size.
         try:
             size = plan.final.stat().st_size
         except OSError:
             return None
-        if not plan.final.is_file() or spec.size_bytes is None or size != spec.size_bytes:
+        if not (plan.final.is_file() and spec.verified and size == spec.size_bytes):
             return None
     if variant.format == "awq":
         return request_for_variant(variant).folder(root)

@@ -159,6 +159,19 @@ def test_split_gguf_parts_all_arrive_and_install_together(hub: FakeHub, models: 
     assert installed_path(split, models) is None
 
 
+def test_installed_path_without_records_trusts_only_verified_sizes(tmp_path: Path) -> None:
+    data = blob(4096, seed=4)
+    folder = tmp_path / "bartowski" / "Tiny-Model-GGUF"
+    folder.mkdir(parents=True)
+    (folder / "tiny.gguf").write_bytes(data)  # copied in by hand: no verification record
+    verified = variant(REPO, [("tiny.gguf", data, True)])
+    assert installed_path(verified, tmp_path) == folder / "tiny.gguf"
+    estimated = variant(REPO, [("tiny.gguf", data, False)])  # size not checked on the Hub
+    assert installed_path(estimated, tmp_path) is None
+    (folder / "tiny.gguf").write_bytes(data[:-1])
+    assert installed_path(verified, tmp_path) is None
+
+
 def test_awq_file_set_installs_as_a_folder(hub: FakeHub, models: Path) -> None:
     files = [("config.json", b'{"a": 1}', False), ("model.safetensors", blob(40_000), True)]
     for name, data, _ in files:

@@ -285,6 +285,18 @@ def test_server_error_then_success_is_retried(hub: FakeHub, models: Path) -> Non
     assert events[-1].state is DownloadState.DONE
 
 
+def test_an_expired_cdn_link_is_renewed_through_the_hub(hub: FakeHub, models: Path) -> None:
+    data = blob(500_000, seed=15)
+    hub.add_file(REPO, FILE, data)
+    # The CDN refuses once (as a signed URL does once it expired), mid-way and at the start.
+    hub.inject(REPO, FILE, Fault(drop_after=200_000, drop_mode="reset"), Fault(status=403))
+    fetch(hub, models, request_for_files(REPO, [FILE]))
+    assert final_path(models).read_bytes() == data
+    heads = [r for r in hub.requests if r.method == "HEAD"]
+    assert len(heads) >= 3  # a new HEAD after the reset and after the 403
+    assert [r.status for r in hub.content_gets(REPO, FILE)] == [200, 403, 206]
+
+
 def test_persistent_server_errors_give_up_with_a_network_error(hub: FakeHub, models: Path) -> None:
     hub.add_file(REPO, FILE, blob(1000))
     hub.inject(REPO, FILE, *(Fault(on="any", status=502) for _ in range(10)))
