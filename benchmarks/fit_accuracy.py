@@ -126,9 +126,16 @@ def held_out_path(model: HeldOut) -> Path:
     return written
 
 
-def measure(path: Path, n_ctx: int, cache_type: str = "f16", tokens: int = 16) -> dict[str, Any]:
+LONG_PROMPT = " ".join(["memory bandwidth limits token generation speed on every machine;"] * 150)
+
+
+def measure(
+    path: Path, n_ctx: int, cache_type: str = "f16", tokens: int = 16, prompt: str | None = None
+) -> dict[str, Any]:
     cmd = [sys.executable, str(MEASURE), str(path), "--ctx", str(n_ctx)]
     cmd += ["--cache-type", cache_type, "--tokens", str(tokens)]
+    if prompt is not None:
+        cmd += ["--prompt", prompt]
     done = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=900)
     if done.returncode != 0:
         raise RuntimeError(f"measurement failed for {path} at {n_ctx}: {done.stderr[-2000:]}")
@@ -239,9 +246,34 @@ def main(argv: list[str] | None = None) -> int:
                 ]
             )
             cells.append({"label": label, "group": "cache", **cell, "predicted": result.to_dict()})
+    long_rows: list[list[object]] = []
+    for label, _group, path, _note in models[:2]:
+        target = FitTarget.from_gguf(read_gguf(path))
+        cell = measure(path, 8192, tokens=8, prompt=LONG_PROMPT)
+        result = predict(target, profile, cell)
+        err = error_pct(result.ram_bytes, cell["peak_rss_bytes"])
+        long_rows.append(
+            [
+                label,
+                cell["prompt_tokens"],
+                f"{result.ram.compute / MIB:.1f}",
+                f"{result.ram_bytes / MIB:.1f}",
+                f"{cell['peak_rss_bytes'] / MIB:.1f}",
+                f"{err:+.1f}%",
+            ]
+        )
+        cells.append({"label": label, "group": "long", **cell, "predicted": result.to_dict()})
     sys.stdout.write("\n### KV cache types at n_ctx 8192 (flash attention on for q8_0/q4_0)\n\n")
     print_markdown_table(
         ["model", "cache", "KV MiB", "predicted MiB", "measured MiB", "error"], cache_rows
+    )
+
+    sys.stdout.write(
+        "\n### Long prompt at n_ctx 8192 (the compute buffer pages a run touches grow with it)\n\n"
+    )
+    print_markdown_table(
+        ["model", "prompt tokens", "compute MiB", "predicted MiB", "measured MiB", "error"],
+        long_rows,
     )
 
     speed_rows = speed_table(models, profile, runs=args.speed_runs)

@@ -185,13 +185,13 @@ def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
             f"than the {sum(d.capacity for d in setup.devices) / gib:.1f} GiB free."
         )
     if not placement.fits_ram:
+        need, what = placement.ram_full, "of RAM"
         if setup.unified and placement.n_gpu_layers:
+            need += placement.vram.total
             what = "of the shared memory pool (GPU and CPU together)"
-        else:
-            what = "of RAM"
         out.append(
-            f"With the whole context in use it needs {placement.ram_full / gib:.1f} GiB {what}"
-            f", more than the {setup.ram_available / gib:.1f} GiB available."
+            f"With the whole context in use it needs {need / gib:.1f} GiB {what}, more than "
+            f"the {setup.ram_available / gib:.1f} GiB available."
         )
     if verdict == "partial":
         out.append(

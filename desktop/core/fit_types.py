@@ -261,6 +261,19 @@ class FitTarget:
 
 @dataclass(frozen=True)
 class FitResult:
+    """One estimate. Bytes are exact integers; speeds and times are None when unknown.
+
+    - ``verdict``: ``gpu`` (every layer and the output layer offloaded), ``partial``
+      (``n_gpu_layers`` of ``n_layers`` on GPUs), ``cpu`` or ``no``.
+    - ``ram``/``vram``: the breakdowns behind ``ram_bytes``/``vram_bytes`` (see the
+      :mod:`desktop.core.fit` docstring for what RAM means on CPU and with GPU layers).
+    - ``ram_full_context_bytes``: what must fit in RAM with the whole context in use; the
+      verdict and ``max_ctx`` use it. ``compute_reserved_bytes``: llama.cpp's compute buffer.
+    - ``best_n_gpu_layers``: what ``n_gpu_layers=None`` would choose; ``offload_output``: pass
+      -1 to llama.cpp (``to_dict()["llama_n_gpu_layers"]``) to offload the output layer too.
+    - ``reasons``: plain sentences explaining the verdict and the assumptions behind it.
+    """
+
     verdict: Verdict
     n_gpu_layers: int
     n_layers: int

@@ -179,13 +179,18 @@ def test_cli_installed_variant_reads_its_header(
     capsys: pytest.CaptureFixture[str], smollm2_path: Path, scout_home: Path
 ) -> None:
     from desktop.core.catalog import load_catalog
+    from desktop.core.download_files import write_json
     from desktop.core.download_request import request_for_variant
     from desktop.core.settings import load_settings
 
     _, variant = load_catalog().variant("smollm2-135m-instruct:Q4_1")
-    final = request_for_variant(variant).plans(load_settings().resolved_models_dir())[0].final
-    final.parent.mkdir(parents=True)
-    final.symlink_to(smollm2_path)
+    plan = request_for_variant(variant).plans(load_settings().resolved_models_dir())[0]
+    plan.final.parent.mkdir(parents=True)
+    plan.final.symlink_to(smollm2_path)
+    # The record the downloader leaves next to a verified file.
+    stat = plan.final.stat()
+    plan.record.parent.mkdir(parents=True, exist_ok=True)
+    write_json(plan.record, {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns})
     code, out, _ = run_cli(
         capsys, "fit", "smollm2-135m-instruct:Q4_1", "--profile", "laptop-16gb-cpu", "--json"
     )
