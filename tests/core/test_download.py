@@ -310,7 +310,8 @@ def test_progress_is_throttled_smoothed_and_final(hub: FakeHub, models: Path) ->
     done = [p.bytes_done for _, p in moving]
     assert done == sorted(done)
     speeds = [p.speed_bps for _, p in moving[2:]]
-    assert all((1 << 20) < s < (4 << 20) for s in speeds), speeds
+    # The server sends 2 MiB/s; the smoothed speed stays near it (a loaded machine may lag).
+    assert all((512 << 10) < s < (4 << 20) for s in speeds), speeds
     assert all(p.eta_s is not None and p.eta_s < 5 for _, p in moving[2:])
     last = stamped[-1][1]
     assert last.state is DownloadState.DONE

@@ -162,7 +162,6 @@ def test_killed_process_is_resumed_by_the_next_one(hub: FakeHub, tmp_path: Path)
     assert first.returncode == -signal.SIGKILL
     kept = _partial(models).stat().st_size
     assert 2 << 20 <= kept < size
-    assert kept % CHUNK_SIZE == 0  # only whole chunks were written
     final = models / "unsloth" / "Tiny-Chat-GGUF" / FILE
     assert not final.exists()
 
@@ -180,4 +179,4 @@ def test_killed_process_is_resumed_by_the_next_one(hub: FakeHub, tmp_path: Path)
     # What the first process received but never wrote is all that was fetched twice.
     refetched = gets[0].body_bytes - kept
     print(f"kill/resume: kept {kept} bytes, fetched again {refetched} bytes")
-    assert 0 <= refetched < 1 << 20
+    assert 0 <= refetched < 16 * CHUNK_SIZE
