@@ -129,6 +129,13 @@ def estimate(
     verdict = _verdict(placement, n_layers)
     reasons.extend(_explain(setup, placement, verdict))
     max_ctx = _max_ctx(setup, n_gpu_layers, placement)
+    if n_gpu_layers is None and setup.devices and max_ctx > n_ctx:
+        at_max = best_placement(setup, max_ctx)
+        if at_max.n_gpu_layers < placement.n_gpu_layers:
+            reasons.append(
+                f"The largest context, {max_ctx} tokens, fits with {at_max.n_gpu_layers} of "
+                f"{n_layers} layers on the GPU."
+            )
     overhead = GPU_TOKEN_OVERHEAD_S if placement.n_gpu_layers else TOKEN_OVERHEAD_S
     roof, expected = roofline(stages(setup, placement), overhead)
     if roof is None:

@@ -76,7 +76,8 @@ def estimate_awq(
     max_ctx = 0
     if eligible:
         capacity = sum(d.capacity for d in (chosen or eligible[:1]))
-        per_token = sum(fm.kv_bytes_per_layer(arch, 1, "f16", swa_full=True)) or 1
+        cells = fm.CTX_PAD  # one padded block of cells, divided back to bytes per token
+        per_token = sum(fm.kv_bytes_per_layer(arch, cells, "f16", swa_full=True)) // cells or 1
         room = capacity - target.weights_bytes - cal.vllm_overhead_bytes * n
         max_ctx = max(0, min(arch.n_ctx_train or (1 << 20), room // per_token))
     bandwidth = min((d.gpu.bandwidth_gbps or 0.0 for d in chosen), default=0.0) * n

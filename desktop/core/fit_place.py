@@ -123,8 +123,15 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
         edges = fm.unmapped_edge_bytes(target.head_run, target.tail_run, family)
         resident = file_bytes - target.header_bytes() - edges + all_repack
         at_load = file_bytes + all_repack - sum(kv) - touched
-        ram = MemoryBreakdown(max(resident, at_load), sum(kv), touched, overhead)
-        ram_full = file_bytes - target.header_bytes() + sum(kv) + reserved + overhead
+        needed = file_bytes - target.header_bytes()
+        weights = max(resident, at_load)
+        # Without that much RAM the kernel drops clean file pages first (the copies of repacked
+        # tensors, then the load-time extras): RSS stops at what is available.
+        spare = weights + sum(kv) + touched + overhead - setup.ram_available
+        if spare > 0:
+            weights = max(needed, weights - spare)
+        ram = MemoryBreakdown(weights, sum(kv), touched, overhead)
+        ram_full = needed + sum(kv) + reserved + overhead
         return Placement(
             0, False, ram, ram_full, MemoryBreakdown(), (), reserved,
             ram_full <= setup.ram_available, True, 0, cpu_layer_bytes,

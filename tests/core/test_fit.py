@@ -209,6 +209,8 @@ def test_awq_needs_an_nvidia_gpu_with_cc_75() -> None:
     assert any("compute capability 7.5" in r for r in apple.reasons)
     a10g = estimate(awq, load_profile("a10g-24gb"), n_ctx=4096)
     assert a10g.verdict == "gpu"
+    # 24 GB holds the weights and the whole trained context's f16 cache (56 KiB per token).
+    assert a10g.max_ctx == model.n_ctx_train
     assert a10g.ram.weights == 0  # VRAM only
     assert a10g.vram.weights == 5_580_000_000
     assert a10g.tokens_per_s is not None
@@ -405,6 +407,11 @@ def test_repacked_weights_count_only_on_cpus_that_repack() -> None:
     assert avx2.ram.weights - old.ram.weights == 4_000_000_000
     # The mapped originals of repacked tensors are droppable page cache: same requirement.
     assert avx2.ram_full_context_bytes == old.ram_full_context_bytes
+    # With less RAM than the peak, the kernel drops those pages: RSS stops at what is there.
+    tight = estimate(target, cpu_only(8), n_ctx=4096)
+    assert tight.verdict == "cpu"
+    assert tight.ram_bytes == 8 * GIB
+    assert tight.ram_bytes < avx2.ram_bytes
 
 
 def test_result_json_has_the_documented_keys() -> None:
