@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/fit_accuracy.py
 	$(PY) benchmarks/engine_overhead.py
 	$(PY) benchmarks/download_throughput.py
+	$(PY) benchmarks/library_scan.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache
