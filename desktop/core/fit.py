@@ -33,8 +33,8 @@ from desktop.core.fit_place import (
     usable_gpus,
 )
 from desktop.core.fit_speed import (
+    CPU_LAYER_OVERHEAD_S,
     GPU_TOKEN_OVERHEAD_S,
-    TOKEN_OVERHEAD_S,
     disk_check,
     load_seconds,
     models_disk,
@@ -136,7 +136,9 @@ def estimate(
                 f"The largest context, {max_ctx} tokens, fits with {at_max.n_gpu_layers} of "
                 f"{n_layers} layers on the GPU."
             )
-    overhead = GPU_TOKEN_OVERHEAD_S if placement.n_gpu_layers else TOKEN_OVERHEAD_S
+    overhead = (n_layers - placement.n_gpu_layers) * CPU_LAYER_OVERHEAD_S
+    if placement.n_gpu_layers:
+        overhead += GPU_TOKEN_OVERHEAD_S
     roof, expected = roofline(stages(setup, placement), overhead)
     if roof is None:
         reasons.append("The memory bandwidth is unknown, so no speed is predicted.")

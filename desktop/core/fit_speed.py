@@ -25,16 +25,16 @@ log = logging.getLogger(__name__)
 
 GB = 1e9
 
-# Expected speed: time per token = sum over devices of bytes / (bandwidth x efficiency), plus
-# a fixed cost per token (graph build, sampling over the vocabulary, the Python loop). CPU: both
-# fitted on the demo models' best-of-3 generation speed on this machine (SmolLM2 and Gemma 3 at
-# n_ctx 512, bandwidth from the hardware probe's copy benchmark): 0.76 of the roofline plus
-# 4.5 ms per token; see benchmarks/fit_accuracy.py for the held-out check. GPU: literature value
-# for llama.cpp CUDA/Metal decode and a 1 ms per-token cost (the machines that carry GPUs have
-# faster host CPUs than this one; not calibrated here: no GPU on this machine).
-CPU_EFFICIENCY = 0.76
+# Expected speed: time per token = sum over devices of bytes / (bandwidth x efficiency), plus a
+# fixed cost: on the CPU per layer (ggml runs a dozen small ops per layer, each ending in a
+# thread barrier), on GPUs per token (launches, sampling on the host). CPU: both fitted on the
+# demo models' best generation speed on this machine (SmolLM2 105.6 and Gemma 3 64.0 tokens/s
+# at n_ctx 512, best of nine runs; bandwidth from the hardware probe's copy benchmark): 0.71 of
+# the roofline plus 0.137 ms per layer; benchmarks/fit_accuracy.py checks the held-out models.
+# GPU: literature values for llama.cpp CUDA/Metal decode (no GPU here to calibrate on).
+CPU_EFFICIENCY = 0.71
 GPU_EFFICIENCY = 0.70
-TOKEN_OVERHEAD_S = 0.0045
+CPU_LAYER_OVERHEAD_S = 0.000137
 GPU_TOKEN_OVERHEAD_S = 0.001
 AWQ_EFFICIENCY = 0.60
 
@@ -56,9 +56,7 @@ class Stage:
     efficiency: float
 
 
-def roofline(
-    stages: Sequence[Stage], overhead_s: float = TOKEN_OVERHEAD_S
-) -> tuple[float | None, float | None]:
+def roofline(stages: Sequence[Stage], overhead_s: float = 0.0) -> tuple[float | None, float | None]:
     """(roofline tokens/s, expected tokens/s); None when a bandwidth is unknown.
 
     Layers run one after the other, so the time per token is the sum over devices; the expected

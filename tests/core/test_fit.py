@@ -16,9 +16,9 @@ from desktop.core.errors import FitError
 from desktop.core.fit import FitResult, FitTarget, MemoryBreakdown, estimate
 from desktop.core.fit_speed import (
     CPU_EFFICIENCY,
+    CPU_LAYER_OVERHEAD_S,
     GPU_EFFICIENCY,
     GPU_TOKEN_OVERHEAD_S,
-    TOKEN_OVERHEAD_S,
 )
 from desktop.core.hardware.profile import (
     CpuInfo,
@@ -351,7 +351,7 @@ def test_speed_is_the_bandwidth_roofline_times_efficiency() -> None:
     cpu = estimate(target, cpu_only(64, bandwidth=60.0), n_ctx=4096)
     assert cpu.roofline_tokens_per_s is not None
     assert cpu.tokens_per_s is not None
-    per_token = 1 / (cpu.roofline_tokens_per_s * CPU_EFFICIENCY) + TOKEN_OVERHEAD_S
+    per_token = 1 / (cpu.roofline_tokens_per_s * CPU_EFFICIENCY) + 32 * CPU_LAYER_OVERHEAD_S
     assert cpu.tokens_per_s == pytest.approx(1 / per_token)
     # A token reads every layer and the output matrix (not the embedding table) and the cache
     # in use: 128 tokens of context by default, which attention reads as 256 cells.
