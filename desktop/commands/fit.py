@@ -164,6 +164,8 @@ def _print_human(result: FitResult, profile_name: str) -> None:
     verdict = VERDICT_TEXT[result.verdict]
     if result.verdict == "partial":
         verdict += f": {result.n_gpu_layers} of {result.n_layers} layers on the GPU"
+        if result.n_gpu_layers == result.n_layers:
+            verdict += ", output layer on the CPU"
     out.write(f"{result.label} on {profile_name}, context {result.n_ctx} tokens\n")
     out.write(f"Verdict: {verdict}\n\n")
     rows: list[tuple[str, str, str]] = []
@@ -188,7 +190,8 @@ def _print_human(result: FitResult, profile_name: str) -> None:
     if result.vram_free_bytes:
         free = ", ".join(human_bytes(b) for b in result.vram_free_bytes)
         facts.insert(2, ("VRAM free", free))
-    print_table(("", ""), facts)
+    width = max(len(k) for k, _ in facts)
+    out.write("".join(f"{k + ':':<{width + 2}}{v}\n" for k, v in facts))
     if result.reasons:
         out.write("\n" + "\n".join(f"- {r}" for r in result.reasons) + "\n")
 

@@ -202,10 +202,16 @@ def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
             f"With the whole context in use it needs {need / gib:.1f} GiB {what}, more than "
             f"the {setup.ram_available / gib:.1f} GiB available."
         )
-    if verdict == "partial":
+    n_layers = setup.target.arch.n_layers
+    if verdict == "partial" and placement.n_gpu_layers == n_layers:
         out.append(
-            f"{placement.n_gpu_layers} of {setup.target.arch.n_layers} layers fit on the GPU; "
-            "the rest run on the CPU."
+            f"All {n_layers} layers fit on the GPU but the output layer stays on the CPU "
+            f"(n_gpu_layers {n_layers}, not -1)."
+        )
+    elif verdict == "partial":
+        out.append(
+            f"{placement.n_gpu_layers} of {n_layers} layers fit on the GPU; the rest run on "
+            "the CPU."
         )
     if setup.swa_full and setup.target.arch.sliding_window and any(setup.target.arch.swa_layers):
         out.append(
