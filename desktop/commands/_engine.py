@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,28 +58,16 @@ def resolve_model(spec: str) -> Path:
 
 
 def _installed_variant(variant_id: str) -> Path | None:
-    from desktop.core import paths
     from desktop.core.catalog import load_catalog
+    from desktop.core.download import installed_path
 
     _model, variant = load_catalog().variant(variant_id)  # CatalogError for an unknown id
-    try:
-        download = importlib.import_module("desktop.core.download")
-    except ModuleNotFoundError:
-        download = None
-    if download is not None and hasattr(download, "installed_path"):
-        found = download.installed_path(variant)
-        return Path(found) if found is not None else None
-    # Until the downloads module decides otherwise: models_dir/<repo with __>/<file>.
-    first = variant.files[0].name if variant.files else None
-    if first is None:
-        return None
-    for candidate in (
-        paths.models_dir() / variant.repo.replace("/", "__") / first,
-        paths.models_dir() / Path(first).name,
-    ):
-        if candidate.is_file():
-            return candidate
-    return None
+    if variant.format != "gguf":
+        raise EngineError(
+            f"{variant_id} is an {variant.format.upper()} variant; llama.cpp runs GGUF files only.",
+            kind="engine.unsupported_format",
+        )
+    return installed_path(variant)
 
 
 @dataclass(frozen=True)

@@ -460,6 +460,7 @@ class EngineClient:
         stream.close()
 
     def _read_events(self, stream: IO[bytes]) -> None:
+        proc = self._proc  # this thread's process, even if a new one is started later
         failure: p.Error | None = None
         while True:
             line = stream.readline(p.MAX_LINE_BYTES + 1)
@@ -481,7 +482,7 @@ class EngineClient:
                 break
             self._dispatch(event, t)
         stream.close()
-        self._worker_ended(failure)
+        self._worker_ended(proc, failure)
 
     def _dispatch(self, event: p.Event, t: float) -> None:
         if isinstance(event, p.Ready) or (isinstance(event, p.Error) and self.ready is None):
@@ -504,9 +505,8 @@ class EngineClient:
             except Exception:
                 log.exception("an engine event callback failed")
 
-    def _worker_ended(self, failure: p.Error | None) -> None:
+    def _worker_ended(self, proc: subprocess.Popen[bytes] | None, failure: p.Error | None) -> None:
         """The worker's stdout closed: reap it, then end every open request with one error."""
-        proc = self._proc
         if failure is not None:
             self._failed = True
         if proc is not None:
@@ -517,6 +517,7 @@ class EngineClient:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        self._close_stdin(proc)
         for thread in self._threads:
             if thread is not threading.current_thread() and thread.name.startswith("engine-stderr"):
                 thread.join(timeout=2.0)
@@ -529,7 +530,7 @@ class EngineClient:
             if self._closing and not open_requests:
                 self._ready_queue.put(None)
                 return
-            failure = p.Error(None, "crashed", self._crash_message(), self.stderr_tail())
+            failure = p.Error(None, "crashed", _crash_message(proc), self.stderr_tail())
         else:
             failure = p.Error(None, failure.kind, failure.message, self.stderr_tail())
         self._failed = True
@@ -549,16 +550,14 @@ class EngineClient:
             except Exception:
                 log.exception("an engine event callback failed")
 
-    def _crash_message(self) -> str:
-        code = self._proc.returncode if self._proc is not None else None
-        if code is not None and code < 0:
+    def _close_stdin(self, proc: subprocess.Popen[bytes] | None) -> None:
+        if proc is None or proc.stdin is None:
+            return
+        with self._write_lock:
             try:
-                name = signal.Signals(-code).name
-            except ValueError:
-                name = f"signal {-code}"
-            hint = " (often the system's out-of-memory killer)" if name == "SIGKILL" else ""
-            return f"The engine worker was killed by {name}{hint}."
-        return f"The engine worker stopped unexpectedly (exit status {code})."
+                proc.stdin.close()
+            except OSError:
+                pass  # the pipe was broken: the worker is gone either way
 
     def _kill_and_reap(self) -> None:
         proc = self._proc
@@ -568,14 +567,21 @@ class EngineClient:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
-        for stream in (proc.stdin,):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+        self._close_stdin(proc)
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(timeout=5.0)
         if self._sampler is not None:
             self._sampler.stop()
+
+
+def _crash_message(proc: subprocess.Popen[bytes] | None) -> str:
+    code = proc.returncode if proc is not None else None
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        hint = " (often the system's out-of-memory killer)" if name == "SIGKILL" else ""
+        return f"The engine worker was killed by {name}{hint}."
+    return f"The engine worker stopped unexpectedly (exit status {code})."
