@@ -149,13 +149,17 @@ class NvmlReader:
             self._handles = None
 
 
-def read_process_memory(pid: int, nvml: NvmlReader | None = None) -> ProcessMemory | None:
-    """One reading of ``pid``; None when the process is gone."""
+def read_process_memory(
+    pid: int, nvml: NvmlReader | None = None, process: Any | None = None
+) -> ProcessMemory | None:
+    """One reading of ``pid`` (``process``: a ``psutil.Process`` of it to reuse); None when the
+    process is gone."""
     import psutil
 
     t = time.perf_counter()
     try:
-        rss = int(psutil.Process(pid).memory_info().rss)
+        handle = process if process is not None else psutil.Process(pid)
+        rss = int(handle.memory_info().rss)
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return None
     gpu = nvml.read(pid) if nvml is not None else None
@@ -194,12 +198,20 @@ class MemorySampler:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"engine-memory-{pid}", daemon=True)
         self.last: ProcessMemory | None = None
+        self._process: Any | None = None  # psutil.Process, made once (it reads /proc)
 
     def start(self) -> None:
         self._thread.start()
 
     def sample_now(self) -> ProcessMemory | None:
-        reading = read_process_memory(self.pid, self._nvml)
+        if self._process is None:
+            import psutil
+
+            try:
+                self._process = psutil.Process(self.pid)
+            except psutil.Error:
+                return None
+        reading = read_process_memory(self.pid, self._nvml, self._process)
         if reading is not None:
             self.last = reading
             self._on_sample(reading)
