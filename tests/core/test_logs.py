@@ -12,6 +12,11 @@ from desktop.core.logs import LOG_FILE, setup_logging
 @pytest.fixture
 def clean_root() -> Iterator[None]:
     root = logging.getLogger()
+    # Earlier tests may have run the CLI, which installs the handlers once per process.
+    for handler in list(root.handlers):
+        if getattr(handler, "_scout", None):
+            root.removeHandler(handler)
+            handler.close()
     before = list(root.handlers)
     yield
     for handler in list(root.handlers):
