@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -140,7 +141,9 @@ def test_bench_json_gives_mean_and_sd_over_repetitions(
     assert doc["predicted_ram_bytes"] > 0
     assert doc["ram_error_pct"] is not None
     assert doc["roofline_tokens_per_s"] > 0  # the CPU bandwidth was measured for it
-    assert doc["n_threads"] == (psutil.cpu_count(logical=False) or 1)
+    assert doc["n_threads"] == min(
+        psutil.cpu_count(logical=False) or 1, len(os.sched_getaffinity(0))
+    )
 
 
 def test_bench_markdown_looks_like_llama_bench(

@@ -21,8 +21,8 @@ import pytest
 
 from desktop.core.engine import protocol as p
 from desktop.core.engine.client import EngineClient, Request, worker_command
-from desktop.core.engine.templates import choose_template, render_chat
-from desktop.core.engine.worker import _typed_metadata, prompt_tokens
+from desktop.core.engine.prompt import prompt_tokens, render_messages, typed_metadata
+from desktop.core.engine.templates import choose_template
 
 pytestmark = [pytest.mark.e2e]
 
@@ -118,15 +118,8 @@ def test_a_streamed_chinese_answer_equals_the_non_streamed_one(
     # The same prompt through bare llama-cpp-python, not streamed, same seed and sampling.
     llm = llama_cpp.Llama(loaded.path, n_ctx=1024, n_threads=loaded.n_threads, verbose=False)
     try:
-        metadata = _typed_metadata(llm)
-        template = choose_template(metadata, loaded.architecture)
-        bos, eos = llm.token_bos(), llm.token_eos()
-        text = render_chat(
-            template,
-            [{"role": "user", "content": CHINESE_QUESTION}],
-            bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
-            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
-        )
+        template = choose_template(typed_metadata(llm), loaded.architecture)
+        text = render_messages(llm, template, [{"role": "user", "content": CHINESE_QUESTION}])
         reference = llm.create_completion(
             prompt_tokens(llm, text),
             max_tokens=32,
@@ -205,7 +198,9 @@ def test_template_overrides_by_name_or_jinja_and_bad_ones_fail_first(smollm2_pat
 def test_threads_default_to_the_physical_core_count(
     smol: tuple[EngineClient, p.Loaded, Request],
 ) -> None:
-    cores = psutil.cpu_count(logical=False) or os.cpu_count()
+    # Physical cores (llama-cpp-python's own default is half the logical CPUs), capped by the
+    # CPUs this process may use.
+    cores = min(psutil.cpu_count(logical=False) or 1, len(os.sched_getaffinity(0)))
     client, loaded, _ = smol
     assert loaded.n_threads == cores
     assert loaded.n_threads_batch == cores

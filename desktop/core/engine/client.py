@@ -29,14 +29,17 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from desktop.core.engine import protocol as p
 from desktop.core.engine.memory import MemorySampler, NvmlReader, ProcessMemory
-from desktop.core.engine.metrics import GenerationMeter, MemoryPhases
+from desktop.core.engine.metrics import MemoryPhases
+from desktop.core.engine.request import Request, WorkerError
 from desktop.core.errors import EngineError
+
+__all__ = ["EngineClient", "Request", "WorkerError", "worker_command"]
 
 log = logging.getLogger(__name__)
 
@@ -46,91 +49,11 @@ STDERR_LINES = 400
 MEMORY_HISTORY = 8 * 60 * 30  # half an hour at 8 Hz
 
 
-class WorkerError(EngineError):
-    """A request ended with an error event; ``kind`` is ``engine.<protocol kind>``."""
-
-    def __init__(self, event: p.Error) -> None:
-        super().__init__(event.message, kind=f"engine.{event.kind}")
-        self.event = event
-
-    @property
-    def detail(self) -> str:
-        return self.event.detail
-
-
 def worker_command() -> list[str]:
     """How to start a worker: the frozen app's own executable with a flag, else ``python -m``."""
     if getattr(sys, "frozen", False):
         return [sys.executable, "--engine-worker"]
     return [sys.executable, "-m", "desktop.core.engine.worker"]
-
-
-class Request:
-    """One command in flight and everything that came back for it."""
-
-    def __init__(self, request_id: str, command: p.Command) -> None:
-        self.id = request_id
-        self.command = command
-        self.t_sent: float | None = None
-        self.meter = GenerationMeter()
-        self.text = ""
-        self.terminal: p.Event | None = None
-        self.t_terminal: float | None = None
-        self._parts: list[str] = []
-        self._events: queue.Queue[p.Event] = queue.Queue()
-        self._finished = threading.Event()
-
-    @property
-    def done(self) -> bool:
-        return self._finished.is_set()
-
-    def _deliver(self, event: p.Event, t: float) -> None:
-        if isinstance(event, p.Tokens):
-            self.meter.record_tokens(t, event.n_tokens)
-            if event.text:
-                self._parts.append(event.text)
-                self.text = "".join(self._parts)
-        elif isinstance(event, p.Done):
-            self.meter.record_prompt(
-                max(0, event.prompt_tokens - event.cached_prompt_tokens),
-                event.prompt_eval_ms / 1000.0,
-            )
-        if isinstance(event, p.TERMINAL_EVENTS):
-            self.terminal = event
-            self.t_terminal = t
-        self._events.put(event)
-        if isinstance(event, p.TERMINAL_EVENTS):
-            self._finished.set()
-
-    def events(self, timeout: float | None = None) -> Iterator[p.Event]:
-        """Events of this request in order, ending with its terminal event.
-
-        ``timeout`` bounds the wait for each next event; past it a ``timeout`` error ends the
-        iteration (the request itself keeps running).
-        """
-        while True:
-            try:
-                event = self._events.get(timeout=timeout)
-            except queue.Empty:
-                yield p.Error(self.id, "timeout", "The engine worker did not answer in time.")
-                return
-            yield event
-            if isinstance(event, p.TERMINAL_EVENTS):
-                return
-
-    def wait(self, timeout: float | None = None) -> p.Event:
-        """Block until the terminal event; a ``timeout`` error event if it does not come."""
-        if not self._finished.wait(timeout):
-            return p.Error(self.id, "timeout", "The engine worker did not answer in time.")
-        assert self.terminal is not None
-        return self.terminal
-
-    def result(self, timeout: float | None = None) -> p.Event:
-        """The terminal event; raise :class:`WorkerError` if it is an error."""
-        event = self.wait(timeout)
-        if isinstance(event, p.Error):
-            raise WorkerError(event)
-        return event
 
 
 class EngineClient:

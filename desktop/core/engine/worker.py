@@ -30,176 +30,35 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from desktop.core.engine import protocol as p
 from desktop.core.engine.loadcheck import LoadFailure, check_model_file, classify_load_failure
+from desktop.core.engine.prompt import (
+    prompt_tokens,
+    render_messages,
+    reusable_prefix,
+    stop_strings,
+    typed_metadata,
+)
 from desktop.core.engine.textstream import TextStream
+from desktop.core.engine.worker_support import (
+    AbortFlag,
+    EventWriter,
+    LlamaLog,
+    claim_stdout,
+    limit_address_space,
+    load_progress_hook,
+    physical_cores,
+    read_lines,
+    release_free_memory,
+)
 
 log = logging.getLogger(__name__)
 
 BATCH_INTERVAL_S = 0.04
-LOG_TAIL_LINES = 200
-
-
-def physical_cores() -> int:
-    """Physical cores, the thread count llama.cpp runs best with (hyperthreads do not help)."""
-    try:
-        import psutil
-
-        count = psutil.cpu_count(logical=False)
-    except ImportError:  # pragma: no cover - psutil is a dependency
-        count = None
-    return max(1, count or os.cpu_count() or 1)
-
-
-# --------------------------------------------------------------------------- output
-
-
-class EventWriter:
-    """Writes events to the protocol descriptor, one whole line at a time, from any thread."""
-
-    def __init__(self, fd: int) -> None:
-        self._fd = fd
-        self._lock = threading.Lock()
-        self.on_broken: Callable[[], None] = lambda: None
-        self.broken = False
-
-    def send(self, event: p.Event) -> None:
-        data = memoryview(p.encode(event))
-        with self._lock:
-            if self.broken:
-                return
-            try:
-                while data:
-                    written = os.write(self._fd, data)
-                    data = data[written:]
-            except OSError:  # the client is gone
-                self.broken = True
-        if self.broken:
-            self.on_broken()
-
-
-class LlamaLog:
-    """llama.cpp's log: copied to stderr as it comes, its last lines kept for error messages."""
-
-    def __init__(self, llama_cpp: Any, max_lines: int = LOG_TAIL_LINES) -> None:
-        from collections import deque
-
-        self._lines: deque[str] = deque(maxlen=max_lines)
-        self._partial = ""
-        self._lock = threading.Lock()
-
-        def callback(level: int, text: bytes, user_data: Any) -> None:
-            self.write(text)
-
-        self._callback = llama_cpp.llama_log_callback(callback)  # must stay referenced
-        llama_cpp.llama_log_set(self._callback, ctypes.c_void_p(0))
-
-    def write(self, text: bytes) -> None:
-        with contextlib.suppress(OSError):
-            os.write(2, text)
-        with self._lock:
-            chunk = self._partial + text.decode("utf-8", errors="replace")
-            *complete, self._partial = chunk.split("\n")
-            self._lines.extend(complete)
-
-    def mark(self) -> None:
-        with self._lock:
-            self._lines.clear()
-            self._partial = ""
-
-    def tail(self, n: int = 40) -> str:
-        with self._lock:
-            lines = [*list(self._lines), self._partial] if self._partial else list(self._lines)
-        return "\n".join(lines[-n:])
-
-
-# --------------------------------------------------------------------------- llama.cpp hooks
-
-
-class AbortFlag:
-    """A byte llama.cpp reads through its abort callback during every decode.
-
-    The callback is C's ``strlen`` on a two-byte buffer: it returns 0 ("continue") while the
-    first byte is NUL and 1 ("abort") once it is set. ``bool f(void *)`` and ``size_t
-    strlen(const char *)`` return in the same register on every ABI llama.cpp supports, so the
-    check costs nanoseconds and never takes the GIL (a Python callback would, per graph node).
-    Without a C library to borrow from, cancellation falls back to the check between tokens.
-    """
-
-    def __init__(self, llama_cpp: Any) -> None:
-        self._buffer = ctypes.create_string_buffer(2)
-        self._callback: Any = None
-        strlen = _libc_strlen()
-        if strlen is not None:
-            address = ctypes.cast(strlen, ctypes.c_void_p).value
-            self._callback = llama_cpp.ggml_abort_callback(address)
-        self._llama_cpp = llama_cpp
-
-    @property
-    def native(self) -> bool:
-        return self._callback is not None
-
-    def attach(self, ctx: Any) -> None:
-        if self._callback is not None:
-            self._llama_cpp.llama_set_abort_callback(
-                ctx, self._callback, ctypes.cast(self._buffer, ctypes.c_void_p)
-            )
-
-    def set(self) -> None:
-        self._buffer[0] = b"x"
-
-    def clear(self) -> None:
-        self._buffer[0] = b"\0"
-
-
-def _libc_strlen() -> Any | None:
-    candidates: list[Callable[[], Any]] = [lambda: ctypes.CDLL(None).strlen]
-    if sys.platform == "win32":
-        candidates.insert(0, lambda: ctypes.cdll.msvcrt.strlen)
-    for get in candidates:
-        try:
-            return get()
-        except (OSError, AttributeError, TypeError):
-            continue
-    return None
-
-
-@contextlib.contextmanager
-def load_progress_hook(low_level: Any, keep_going: Callable[[], bool]) -> Iterator[None]:
-    """Give ``Llama(...)`` a progress callback that aborts the load when ``keep_going()`` fails.
-
-    ``Llama`` builds its model parameters from ``llama_model_default_params()`` with no way to
-    pass a progress callback, so the function is wrapped for the duration of one load (the
-    worker loads one model at a time, on one thread).
-    """
-    original = low_level.llama_model_default_params
-
-    def progress(fraction: float, user_data: Any) -> bool:
-        return bool(keep_going())
-
-    callback = low_level.llama_progress_callback(progress)
-
-    def params_with_progress() -> Any:
-        params = original()
-        params.progress_callback = callback
-        return params
-
-    low_level.llama_model_default_params = params_with_progress
-    try:
-        yield
-    finally:
-        low_level.llama_model_default_params = original
-
-
-def _release_free_memory() -> None:
-    """Hand freed heap pages back to the OS (glibc keeps them otherwise)."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 # --------------------------------------------------------------------------- the worker
@@ -354,7 +213,7 @@ class Worker:
                     verbose=True,
                 )
         except (ValueError, RuntimeError, OSError, MemoryError) as exc:
-            _release_free_memory()
+            release_free_memory()
             if self._cancel.is_set():
                 self.send(p.Error(cmd.id, "cancelled", "Loading the model was cancelled."))
                 return
@@ -364,7 +223,7 @@ class Worker:
         load_ms = (time.perf_counter() - started) * 1000.0
         self._llm = llm
         self._abort.attach(llm.ctx)
-        metadata = _typed_metadata(llm)
+        metadata = typed_metadata(llm)
         architecture = str(metadata.get("general.architecture", ""))
         try:
             self._template = choose_template(metadata, architecture, cmd.template)
@@ -372,7 +231,7 @@ class Worker:
             self._close_model()
             self.send(p.Error(cmd.id, "invalid_request", str(exc)))
             return
-        self._stops = _template_stops(self._template)
+        self._stops = stop_strings(self._template)
         lc = self._lc
         self.send(
             p.Loaded(
@@ -403,33 +262,21 @@ class Worker:
             self._llm.close()
             self._llm = None
             self._template = None
-            _release_free_memory()
+            release_free_memory()
 
     # -- generate -------------------------------------------------------------------------
 
     def _prompt(self, cmd: p.Generate) -> tuple[list[int], tuple[str, ...]]:
         """Prompt tokens and the template's stop strings (none for raw prompts)."""
-        from desktop.core.engine.templates import render_chat
-
-        llm = self._llm
         if cmd.prompt_tokens:
             return list(cmd.prompt_tokens), ()
         if cmd.prompt is not None:
-            return self._tokenize(cmd.prompt), ()
+            return prompt_tokens(self._llm, cmd.prompt), ()
         messages = [{"role": m.role, "content": m.content} for m in cmd.messages]
         if cmd.system:
             messages.insert(0, {"role": "system", "content": cmd.system})
-        bos, eos = llm.token_bos(), llm.token_eos()
-        text = render_chat(
-            self._template,
-            messages,
-            bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
-            eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
-        )
-        return self._tokenize(text), self._stops
-
-    def _tokenize(self, text: str) -> list[int]:
-        return prompt_tokens(self._llm, text)
+        text = render_messages(self._llm, self._template, messages)
+        return prompt_tokens(self._llm, text), self._stops
 
     def _generate(self, cmd: p.Generate, t_start: float) -> None:
         from desktop.core.engine.templates import TemplateError
@@ -587,87 +434,12 @@ class Worker:
         return buffer.raw[:n]
 
 
-def prompt_tokens(llm: Any, text: str) -> list[int]:
-    """Tokenize a prompt as llama-cpp-python does: special tokens parsed, one BOS in front when
-    the model wants one (not a second one when the rendered template already starts with it)."""
-    tokens: list[int] = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-    bos = llm.token_bos()
-    if llm._model.add_bos_token() and bos != -1 and tokens[:1] != [bos]:
-        tokens.insert(0, bos)
-    return tokens
-
-
-def reusable_prefix(llm: Any, tokens: Sequence[int]) -> int:
-    """Prompt tokens ``Llama.generate`` will take from the KV cache instead of evaluating
-    (the common prefix with what the context holds; at least one token is always evaluated)."""
-    held = int(llm.n_tokens)
-    if held <= 0:
-        return 0
-    common = 0
-    for cached, token in zip(llm._input_ids[:held].tolist(), tokens, strict=False):
-        if cached != token:
-            break
-        common += 1
-    return common - 1 if common == len(tokens) else common
-
-
-def _typed_metadata(llm: Any) -> dict[str, Any]:
-    """llama.cpp's metadata strings, with integers as ints (the template chooser reads them)."""
-    metadata: dict[str, Any] = {}
-    for key, value in dict(llm.metadata).items():
-        metadata[key] = int(value) if isinstance(value, str) and value.isdigit() else value
-    arch = metadata.get("general.architecture")
-    if isinstance(arch, str) and f"{arch}.vocab_size" not in metadata:
-        metadata[f"{arch}.vocab_size"] = int(llm.n_vocab())
-    return metadata
-
-
-def _template_stops(template: Any) -> tuple[str, ...]:
-    from desktop.core.engine.templates import stop_strings
-
-    return tuple(stop_strings(template))
-
-
 # --------------------------------------------------------------------------- entry point
-
-
-def _claim_stdout() -> int:
-    """Keep the real stdout for the protocol and send everything else written to fd 1 to stderr."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return protocol_fd
-
-
-def _lines(fd: int) -> Iterator[bytes]:
-    """Lines from a raw descriptor. Unbuffered reads: a daemon thread blocked in a buffered
-    ``readline`` holds the buffer's lock and makes interpreter shutdown abort the process."""
-    pending = b""
-    while True:
-        try:
-            chunk = os.read(fd, 1 << 16)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            if pending:
-                yield pending
-            return
-        pending += chunk
-        while True:
-            end = pending.find(b"\n")
-            if end < 0:
-                if len(pending) > p.MAX_LINE_BYTES:
-                    yield pending  # too long: decode() rejects it
-                    pending = b""
-                break
-            yield pending[: end + 1]
-            pending = pending[end + 1 :]
 
 
 def _read_commands(worker: Worker, writer: EventWriter, ready: threading.Event) -> None:
     ready.wait()  # the ready event goes out first
-    for line in _lines(sys.stdin.fileno()):
+    for line in read_lines(sys.stdin.fileno()):
         if not line.strip():
             continue
         try:
@@ -681,20 +453,6 @@ def _read_commands(worker: Worker, writer: EventWriter, ready: threading.Event) 
             continue
         worker.submit(message)
     worker.submit(None)
-
-
-def _limit_address_space(headroom: int) -> None:
-    """Cap the address space at what is mapped now plus ``headroom`` bytes (tests use this to
-    make a load run out of memory for real)."""
-    import resource
-
-    import psutil
-
-    limit = int(psutil.Process().memory_info().vms) + headroom
-    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -714,7 +472,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
-    protocol_fd = _claim_stdout()
+    protocol_fd = claim_stdout()
     with contextlib.suppress(ValueError, AttributeError):
         import signal
 
@@ -738,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     reader.start()
     if args.address_space_headroom is not None:
-        _limit_address_space(args.address_space_headroom)
+        limit_address_space(args.address_space_headroom)
     writer.send(
         p.Ready(
             protocol_version=p.PROTOCOL_VERSION,
