@@ -9,12 +9,14 @@ generation ignored so both sides generate exactly 200):
   batched every 40 ms, memory sampled at 8 Hz).
 
 A and B alternate, ``--pairs`` pairs per demo model; the table prints per-pair ratios and their
-median. Generation tokens/s is ``(n - 1) / (t_last - t_first)`` on both sides (for B, the
-arrival times at the client); TTFT is call (A) or request sent (B) to first token. Targets:
+median (``--control`` adds a second in-process run A2 after each pair: the spread of A2/A is
+the machine's noise floor). Generation tokens/s is ``(n - 1) / (t_last - t_first)`` on both
+sides (for B, the arrival times at the client); TTFT is call (A) or request sent (B) to first
+token. Targets:
 B/A generation tokens/s >= 0.98 and TTFT overhead <= 15 ms (medians). Worker spawn and load
 time are printed too. Runs are separated by a short pause (see ``SETTLE_S``).
 
-Run: ``.venv/bin/python benchmarks/engine_overhead.py [--pairs 5] [--tokens 200]``
+Run: ``.venv/bin/python benchmarks/engine_overhead.py [--pairs 5] [--tokens 200] [--control]``
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ TARGET_RATIO = 0.98
 # Pause between runs: llama.cpp's OpenMP threads keep spinning for a moment after a decode,
 # and on a 2-core machine the idle side's spinning threads would slow the side that runs next.
 SETTLE_S = 0.5
+TTFT_HEADERS = ("A TTFT ms", "B TTFT ms", "TTFT +ms")
+SUMMARY_TTFT_HEADERS = ("median TTFT +ms", "target", "same text")
 TARGET_TTFT_MS = 15.0
 
 
@@ -95,7 +99,9 @@ def run_in_worker(client: EngineClient, tokens: list[int], n_tokens: int, seed: 
     return Sample(metrics.tokens_per_s, metrics.ttft_ms, request.text)
 
 
-def bench_model(name: str, path: Path, pairs: int, n_tokens: int) -> dict[str, Any]:
+def bench_model(
+    name: str, path: Path, pairs: int, n_tokens: int, with_control: bool
+) -> dict[str, Any]:
     import llama_cpp
 
     threads = physical_cores()
@@ -113,6 +119,7 @@ def bench_model(name: str, path: Path, pairs: int, n_tokens: int) -> dict[str, A
     tokens = llm.tokenize(PROMPT.encode(), add_bos=True, special=True)
     rows: list[list[object]] = []
     ratios: list[float] = []
+    controls: list[float] = []
     overheads: list[float] = []
     same_text = True
     try:
@@ -130,6 +137,10 @@ def bench_model(name: str, path: Path, pairs: int, n_tokens: int) -> dict[str, A
                 time.sleep(SETTLE_S)
                 a = run_in_process(llm, tokens, n_tokens, seed)
             time.sleep(SETTLE_S)
+            control = run_in_process(llm, tokens, n_tokens, seed) if with_control else None
+            if control is not None:
+                time.sleep(SETTLE_S)
+                controls.append(control.tokens_per_s / a.tokens_per_s)
             same_text = same_text and a.text == b.text
             ratio = b.tokens_per_s / a.tokens_per_s
             overhead = b.ttft_ms - a.ttft_ms
@@ -137,6 +148,7 @@ def bench_model(name: str, path: Path, pairs: int, n_tokens: int) -> dict[str, A
             overheads.append(overhead)
             order = "A,B" if i % 2 == 0 else "B,A"
             row = [name, i + 1, order, a.tokens_per_s, b.tokens_per_s, ratio]
+            row += [controls[-1] if control is not None else "-"]
             rows.append([*row, a.ttft_ms, b.ttft_ms, overhead])
     finally:
         llm.close()
@@ -145,6 +157,7 @@ def bench_model(name: str, path: Path, pairs: int, n_tokens: int) -> dict[str, A
         "name": name,
         "rows": rows,
         "ratio": median(ratios),
+        "control": median(controls) if controls else None,
         "overhead": median(overheads),
         "spawn_ms": spawn_ms,
         "load_ms": loaded.load_ms,
@@ -159,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=5, help="A/B pairs per model (>= 5)")
     parser.add_argument("--tokens", type=int, default=200, help="generated tokens per run")
+    parser.add_argument(
+        "--control",
+        action="store_true",
+        help="also repeat A after each pair: A2/A shows the noise floor of this machine",
+    )
     args = parser.parse_args(argv)
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     sys.stdout.write(
@@ -167,21 +185,22 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.tokens} tokens; {args.pairs} pairs per model\n\n"
     )
     results = [
-        bench_model(model.key, model.path, args.pairs, args.tokens)
+        bench_model(model.key, model.path, args.pairs, args.tokens, args.control)
         for model in demo.demo_models(assemble=True)
     ]
     print_markdown_table(
-        ["model", "pair", "order", "A t/s", "B t/s", "B/A", "A TTFT ms", "B TTFT ms", "TTFT +ms"],
+        [*("model", "pair", "order", "A t/s", "B t/s", "B/A", "A2/A"), *TTFT_HEADERS],
         [row for result in results for row in result["rows"]],
     )
     sys.stdout.write("\n")
     print_markdown_table(
-        ["model", "median B/A t/s", "target", "median TTFT +ms", "target", "same text"],
+        [*("model", "median B/A t/s", "target", "median A2/A"), *SUMMARY_TTFT_HEADERS],
         [
             [
                 r["name"],
                 r["ratio"],
                 "ok" if r["ratio"] >= TARGET_RATIO else f"MISSED (< {TARGET_RATIO})",
+                "-" if r["control"] is None else r["control"],
                 r["overhead"],
                 "ok" if r["overhead"] <= TARGET_TTFT_MS else f"MISSED (> {TARGET_TTFT_MS:.0f})",
                 "yes" if r["same_text"] else "NO",
