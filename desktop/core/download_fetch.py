@@ -45,9 +45,11 @@ from desktop.core.download_files import (
     RemoteFile,
     discard_partial,
     git_blob_sha1,
+    partial_lock,
     sha256_file,
     usable_partial,
     write_json,
+    write_record,
 )
 from desktop.core.errors import DownloadError
 
@@ -271,104 +273,71 @@ def fetch(
     Raises StopTransfer (partial kept), DiskFullError (partial kept), VerifyFailedError
     (partial removed), TransientError (retry: partial kept) or another DownloadError.
     """
-    import filelock
-
-    plan.partial.parent.mkdir(parents=True, exist_ok=True)
-    lock = filelock.FileLock(str(plan.lock), timeout=0)
-    try:
-        lock.acquire()
-    except filelock.Timeout:
-        raise DownloadBusyError(
-            f"{plan.name} is being downloaded by another LLM Scout window or command; "
-            "wait for it to finish."
-        ) from None
-    try:
-        return _fetch_locked(
-            access=access,
-            repo=repo,
-            revision=revision,
-            remote=remote,
-            plan=plan,
-            on_bytes=on_bytes,
-            should_stop=should_stop,
-        )
-    finally:
-        lock.release()
-
-
-def _fetch_locked(
-    *,
-    access: HubAccess,
-    repo: str,
-    revision: str,
-    remote: RemoteFile,
-    plan: FilePlan,
-    on_bytes: Callable[[int], None],
-    should_stop: Callable[[], bool],
-) -> FetchedFile:
     from huggingface_hub import constants
     from huggingface_hub.file_download import http_get
 
-    constants.DOWNLOAD_CHUNK_SIZE = CHUNK_SIZE
-    resumed_from = usable_partial(plan, remote)  # drops a partial of another version
-    write_json(
-        plan.meta,
-        {"repo": repo, "file": plan.name, "etag": remote.etag, "size": remote.size,
-         "commit": remote.commit},
-    )  # fmt: skip
-    headers = access.headers()
-    if not remote.send_auth:
-        headers.pop("authorization", None)  # a signed CDN URL: the token stays with the Hub
-    fetched = 0
-
-    def count(n: int) -> None:
-        nonlocal fetched
-        fetched += max(n, 0)
-        on_bytes(n)
-
-    def start(initial: int) -> None:
-        # http_get restarts at 0 when a server ignores the Range header: the partial's bytes
-        # were dropped, so progress goes back by as much.
-        if initial != resumed_from:
-            on_bytes(initial - resumed_from)
-
-    hook = _hook_factory(count, should_stop, start)
-    fd = os.open(plan.partial, os.O_RDWR | os.O_CREAT, 0o644)
-    with os.fdopen(fd, "r+b") as f:
-        resumed_from = f.seek(0, os.SEEK_END)
-        writer = _HashingWriter(f, plan.partial, resumed_from)
-        try:
-            http_get(
-                remote.url,
-                writer,  # type: ignore[arg-type]  # duck-typed: write/tell/seek/truncate
-                resume_size=resumed_from,
-                headers=headers,
-                expected_size=remote.size,
-                displayed_filename=plan.name,
-                tqdm_class=hook,
+    plan.partial.parent.mkdir(parents=True, exist_ok=True)
+    with partial_lock(plan) as held:
+        if not held:
+            raise DownloadBusyError(
+                f"{plan.name} is being downloaded by another LLM Scout window or command; "
+                "wait for it to finish."
             )
-            f.flush()
-            os.fsync(f.fileno())
-        except StopTransfer:
-            writer.abort()
-            raise
-        except OSError as exc:
-            writer.abort()
-            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-                raise DiskFullError(
-                    f"The disk holding {plan.partial.parent} is full; {plan.name} stopped at "
-                    f"{f.tell()} bytes and will resume from there once space is freed."
+        constants.DOWNLOAD_CHUNK_SIZE = CHUNK_SIZE
+        resumed_from = usable_partial(plan, remote)  # drops a partial of another version
+        write_json(
+            plan.meta,
+            {"repo": repo, "file": plan.name, "etag": remote.etag, "size": remote.size,
+             "commit": remote.commit},
+        )  # fmt: skip
+        headers = access.headers()
+        if not remote.send_auth:
+            headers.pop("authorization", None)  # a signed CDN URL: the token stays with the Hub
+        fetched = 0
+
+        def count(n: int) -> None:
+            nonlocal fetched
+            fetched += max(n, 0)
+            on_bytes(n)
+
+        def start(initial: int) -> None:
+            # http_get restarts at 0 when a server ignores the Range header: the partial's bytes
+            # were dropped, so progress goes back by as much.
+            if initial != resumed_from:
+                on_bytes(initial - resumed_from)
+
+        hook = _hook_factory(count, should_stop, start)
+        fd = os.open(plan.partial, os.O_RDWR | os.O_CREAT, 0o644)
+        with os.fdopen(fd, "r+b") as f:
+            resumed_from = f.seek(0, os.SEEK_END)
+            writer = _HashingWriter(f, plan.partial, resumed_from)
+            try:
+                http_get(
+                    remote.url,
+                    writer,  # type: ignore[arg-type]  # duck-typed: write/tell/seek/truncate
+                    resume_size=resumed_from,
+                    headers=headers,
+                    expected_size=remote.size,
+                    displayed_filename=plan.name,
+                    tqdm_class=hook,
+                )
+                f.flush()
+                os.fsync(f.fileno())
+            except StopTransfer:
+                writer.abort()
+                raise
+            except Exception as exc:
+                writer.abort()
+                if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise DiskFullError(
+                        f"The disk holding {plan.partial.parent} is full; {plan.name} stopped "
+                        f"at {f.tell()} bytes and will resume from there once space is freed."
+                    ) from exc
+                raise _transfer_error(
+                    exc, access=access, repo=repo, name=plan.name, revision=revision, remote=remote
                 ) from exc
-            raise _transfer_error(
-                exc, access=access, repo=repo, name=plan.name, revision=revision, remote=remote
-            ) from exc
-        except Exception as exc:
-            writer.abort()
-            raise _transfer_error(
-                exc, access=access, repo=repo, name=plan.name, revision=revision, remote=remote
-            ) from exc
-        digest = writer.finish()
-    return _verify_and_install(remote, plan, digest, fetched, resumed_from)
+            digest = writer.finish()
+        return _verify_and_install(remote, plan, digest, fetched, resumed_from)
 
 
 def _transfer_error(
@@ -424,18 +393,7 @@ def _verify_and_install(
         )
     plan.final.parent.mkdir(parents=True, exist_ok=True)
     os.replace(plan.partial, plan.final)
-    stat = plan.final.stat()
-    write_json(
-        plan.record,
-        {
-            "sha256": digest,
-            "size": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
-            "etag": remote.etag,
-            "commit": remote.commit,
-            "verified_against": against,
-        },
-    )
+    write_record(plan, remote, digest, against)
     with contextlib.suppress(FileNotFoundError):
         plan.meta.unlink()
     log.info("Installed %s (%s verified against the %s).", plan.final, digest[:12], against)

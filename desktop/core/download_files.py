@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,21 +144,48 @@ def discard_partial(plan: FilePlan, *, only_if_unlocked: bool = False) -> None:
     """Delete the partial and its metadata (unless another process holds its lock, when
     ``only_if_unlocked``: then the partial is that process's)."""
     if only_if_unlocked and plan.lock.exists():
-        import filelock
-
-        lock = filelock.FileLock(str(plan.lock), timeout=0)
-        try:
-            lock.acquire()
-        except filelock.Timeout:
-            return
-        try:
-            discard_partial(plan)
-        finally:
-            lock.release()
+        with partial_lock(plan) as held:
+            if held:
+                discard_partial(plan)
         return
     for path in (plan.partial, plan.meta):
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
+
+
+@contextlib.contextmanager
+def partial_lock(plan: FilePlan) -> Iterator[bool]:
+    """Hold the partial's file lock without waiting: yields True while it is held, False
+    (holding nothing) when another process has it."""
+    import filelock
+
+    lock = filelock.FileLock(str(plan.lock), timeout=0)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
+
+
+def write_record(plan: FilePlan, remote: RemoteFile, digest: str, against: str) -> os.stat_result:
+    """Write the verification record of the installed file; returns the file's stat."""
+    stat = plan.final.stat()
+    write_json(
+        plan.record,
+        {
+            "sha256": digest,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "etag": remote.etag,
+            "commit": remote.commit,
+            "verified_against": against,
+        },
+    )
+    return stat
 
 
 def sha256_file(path: Path) -> str:
@@ -199,16 +227,5 @@ def verify_existing(plan: FilePlan, remote: RemoteFile | None) -> FetchedFile | 
     digest = sha256_file(plan.final)
     if digest != expected:
         return None
-    stat = plan.final.stat()
-    write_json(
-        plan.record,
-        {
-            "sha256": digest,
-            "size": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
-            "etag": remote.etag,
-            "commit": remote.commit,
-            "verified_against": "existing file",
-        },
-    )
+    stat = write_record(plan, remote, digest, "existing file")
     return FetchedFile(plan.name, plan.final, stat.st_size, digest, "existing file", 0, 0, True)
