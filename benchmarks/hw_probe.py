@@ -34,10 +34,10 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["LLM_SCOUT_HOME"] = home  # a clean cache: the first run measures bandwidth
         from desktop.core.hardware.bandwidth import cpu_bandwidth_gbps
         from desktop.core.hardware.cpu import probe_cpu
-        from desktop.core.hardware.probe import probe_with_timings
+        from desktop.core.hardware.probe import probe
 
         start = time.perf_counter()
-        cold_profile, _ = probe_with_timings()
+        cold_profile = probe()
         cold_ms = (time.perf_counter() - start) * 1000
 
         start = time.perf_counter()
@@ -48,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         per_source: dict[str, list[float]] = {}
         for _ in range(args.runs):
             start = time.perf_counter()
-            profile, timings = probe_with_timings()
+            timings: dict[str, float] = {}
+            profile = probe(timings=timings)
             totals.append((time.perf_counter() - start) * 1000)
             for name, ms in timings.items():
                 per_source.setdefault(name, []).append(ms)

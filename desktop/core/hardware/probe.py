@@ -51,39 +51,17 @@ def probe(
     nvml: Any = None,
     amdsmi: Any = None,
     env: Mapping[str, str] | None = None,
+    timings: dict[str, float] | None = None,
 ) -> HardwareProfile:
-    """Probe this machine (see the module docstring for the test hooks)."""
-    profile, _ = probe_with_timings(
-        models_dir,
-        measure_disk=measure_disk,
-        measure_bandwidth=measure_bandwidth,
-        root=root,
-        system=system,
-        run=run,
-        nvml=nvml,
-        amdsmi=amdsmi,
-        env=env,
-    )
-    return profile
+    """Probe this machine (see the module docstring for the test hooks).
 
-
-def probe_with_timings(
-    models_dir: Path | None = None,
-    *,
-    measure_disk: bool = False,
-    measure_bandwidth: bool = False,
-    root: Path = Path("/"),
-    system: str | None = None,
-    run: Runner | None = None,
-    nvml: Any = None,
-    amdsmi: Any = None,
-    env: Mapping[str, str] | None = None,
-) -> tuple[HardwareProfile, dict[str, float]]:
-    """:func:`probe`, plus the milliseconds each source took (for the benchmark)."""
+    ``timings``, when given, receives the milliseconds each source took (for the benchmark).
+    """
     system = system or platform.system()
     runner = run or run_command
     notes: list[str] = []
-    timings: dict[str, float] = {}
+    if timings is None:
+        timings = {}
 
     def soft(name: str, fn: Callable[[], T], fallback: Callable[[], T]) -> T:
         start = time.perf_counter()
@@ -152,7 +130,7 @@ def probe_with_timings(
     elif system == "Windows":
         gpus.extend(soft("amd", lambda: probe_amd(root, amdsmi=amdsmi, notes=notes), list))
 
-    profile = HardwareProfile(
+    return HardwareProfile(
         cpu=cpu,
         memory=memory,
         disks=disks,
@@ -162,7 +140,6 @@ def probe_with_timings(
         source="probe",
         notes=tuple(notes),
     )
-    return profile, timings
 
 
 class _Background:
@@ -243,4 +220,4 @@ def parse_os_release(text: str) -> dict[str, str]:
     return values
 
 
-__all__ = ["THIS_MACHINE", "os_name", "probe", "probe_with_timings"]
+__all__ = ["THIS_MACHINE", "os_name", "probe"]
