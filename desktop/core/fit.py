@@ -35,10 +35,9 @@ from desktop.core.fit_place import (
 from desktop.core.fit_speed import (
     CPU_LAYER_OVERHEAD_S,
     GPU_TOKEN_OVERHEAD_S,
-    disk_check,
-    load_seconds,
     models_disk,
     roofline,
+    target_facts,
 )
 from desktop.core.fit_types import (
     CACHE_TYPES,
@@ -142,7 +141,6 @@ def estimate(
     roof, expected = roofline(stages(setup, placement), overhead)
     if roof is None:
         reasons.append("The memory bandwidth is unknown, so no speed is predicted.")
-    download, fits_disk = disk_check(target, disk, models_dir)
     return FitResult(
         verdict=verdict,
         n_gpu_layers=placement.n_gpu_layers,
@@ -157,13 +155,7 @@ def estimate(
         best_n_gpu_layers=best.n_gpu_layers,
         tokens_per_s=expected,
         roofline_tokens_per_s=roof,
-        load_seconds=load_seconds(target.file_bytes, disk),
-        download_bytes=download,
-        fits_disk=fits_disk,
         reasons=tuple(reasons),
-        label=target.label,
-        format=target.format,
-        quant=target.quant,
         prompt_tokens=used,
         ram_full_context_bytes=placement.ram_full,
         compute_reserved_bytes=placement.compute_reserved,
@@ -172,6 +164,7 @@ def estimate(
         flash_attn=fa,
         ram_available_bytes=setup.ram_available,
         vram_free_bytes=tuple(d.capacity for d in devices),
+        **target_facts(target, disk, models_dir),
     )
 
 

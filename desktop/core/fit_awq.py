@@ -8,9 +8,8 @@ from desktop.core.fit_speed import (
     AWQ_EFFICIENCY,
     GPU_TOKEN_OVERHEAD_S,
     Stage,
-    disk_check,
-    load_seconds,
     roofline,
+    target_facts,
 )
 from desktop.core.fit_types import CacheType, FitResult, FitTarget, MemoryBreakdown, Verdict
 from desktop.core.hardware.profile import DiskInfo, HardwareProfile
@@ -84,7 +83,6 @@ def estimate_awq(
     roof, expected = roofline(
         [Stage(target.weights_bytes, bandwidth or None, AWQ_EFFICIENCY)], GPU_TOKEN_OVERHEAD_S
     )
-    download, fits_disk = disk_check(target, disk, None)
     per_gpu = tuple(vram.total // n for _ in chosen)
     return FitResult(
         verdict=verdict,
@@ -100,19 +98,14 @@ def estimate_awq(
         best_n_gpu_layers=arch.n_layers if chosen else 0,
         tokens_per_s=expected,
         roofline_tokens_per_s=roof,
-        load_seconds=load_seconds(target.file_bytes, disk),
-        download_bytes=download,
-        fits_disk=fits_disk,
         reasons=tuple(reasons),
-        label=target.label,
-        format="awq",
-        quant=target.quant,
         prompt_tokens=used,
         ram_full_context_bytes=ram.total,
         gpu_vram_bytes=per_gpu,
         offload_output=bool(chosen),
         ram_available_bytes=profile.memory.available_bytes,
         vram_free_bytes=tuple(d.capacity for d in eligible),
+        **target_facts(target, disk, None),
     )
 
 

@@ -13,13 +13,13 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from desktop.core.hardware.profile import DiskInfo, HardwareProfile
 
 if TYPE_CHECKING:
     from desktop.core.catalog import Variant
-    from desktop.core.fit_types import FitTarget
+    from desktop.core.fit_types import FitTarget, TargetFormat
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,31 @@ def disk_check(
     if disk is None:
         return download, None
     return download, download <= disk.free_bytes
+
+
+class TargetFacts(TypedDict):
+    """The :class:`~desktop.core.fit_types.FitResult` fields that depend on the target and the
+    disk only (the same for every estimator)."""
+
+    label: str
+    format: TargetFormat
+    quant: str | None
+    load_seconds: float | None
+    download_bytes: int | None
+    fits_disk: bool | None
+
+
+def target_facts(target: FitTarget, disk: DiskInfo | None, models_dir: Path | None) -> TargetFacts:
+    """Name, format, quant, load time and download check of ``target``."""
+    download, fits_disk = disk_check(target, disk, models_dir)
+    return TargetFacts(
+        label=target.label,
+        format=target.format,
+        quant=target.quant,
+        load_seconds=load_seconds(target.file_bytes, disk),
+        download_bytes=download,
+        fits_disk=fits_disk,
+    )
 
 
 def installed(variant: Variant, models_dir: Path | None) -> bool:
