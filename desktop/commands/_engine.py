@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from desktop.core.engine import protocol as p
 from desktop.core.errors import EngineError, ScoutError
 
 log = logging.getLogger(__name__)
@@ -27,6 +29,15 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threads", type=int, default=None, metavar="N", help="CPU threads (physical cores)"
     )
+
+
+def warn_if_cpu_only(n_gpu_layers: int, loaded: p.Loaded) -> None:
+    """Say on stderr that ``--ngl`` has no effect when this llama.cpp build cannot offload."""
+    if n_gpu_layers != 0 and not loaded.gpu_offload:
+        sys.stderr.write(
+            "llm-scout: GPU offload is unavailable in this llama.cpp build (CPU only); "
+            "--ngl is ignored and the model runs on the CPU.\n"
+        )
 
 
 def _looks_like_path(spec: str) -> bool:

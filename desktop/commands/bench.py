@@ -19,7 +19,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.commands._engine import add_model_options, predict, resolve_model
+from desktop.commands._engine import add_model_options, predict, resolve_model, warn_if_cpu_only
+from desktop.commands.common import add_json_argument
 from desktop.commands.output import emit_json, format_table, human_bytes
 from desktop.core.engine import protocol as p
 from desktop.core.engine.client import EngineClient, Request, WorkerError
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--ctx", type=int, default=None, metavar="N", help="context length (default: pp + tg)"
     )
     out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="one JSON document")
+    add_json_argument(out, help="one JSON document")
     out.add_argument("--md", action="store_true", help="a markdown table")
     parser.set_defaults(handler=handle)
 
@@ -70,11 +71,7 @@ def handle(args: argparse.Namespace) -> int:
     client.start()
     try:
         loaded = client.load_model(path, n_ctx=n_ctx, n_gpu_layers=args.ngl, n_threads=args.threads)
-        if args.ngl != 0 and not loaded.gpu_offload:
-            sys.stderr.write(
-                "llm-scout: GPU offload is unavailable in this llama.cpp build (CPU only); "
-                "--ngl is ignored and the model runs on the CPU.\n"
-            )
+        warn_if_cpu_only(args.ngl, loaded)
         prompt = bench_prompt(args.pp, loaded.n_vocab)
         _one_run(client, prompt, args.tg)  # warm-up, not counted
         runs = [_one_run(client, prompt, args.tg) for _ in range(args.repetitions)]

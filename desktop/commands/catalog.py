@@ -13,6 +13,12 @@ import argparse
 import sys
 from typing import Any
 
+from desktop.commands.common import (
+    add_json_argument,
+    add_profile_argument,
+    load_profile_arg,
+    warn_catalog_errors,
+)
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.catalog import (
     VARIANT_SORT_KEYS,
@@ -24,6 +30,7 @@ from desktop.core.catalog import (
     sort_variants,
 )
 from desktop.core.errors import ScoutError
+from desktop.core.hardware.profile import HardwareProfile
 
 FIT_OK = ("gpu", "partial", "cpu")
 
@@ -54,12 +61,10 @@ def register(subparsers: Any) -> None:
     catalog.add_argument(
         "--sort", choices=sorted(VARIANT_SORT_KEYS), default="family", help="row order"
     )
-    catalog.add_argument(
-        "--profile",
-        metavar="FILE|NAME",
-        help="estimate for a saved hardware profile or a bundled what-if profile",
+    add_profile_argument(
+        catalog, help="estimate for a saved hardware profile or a bundled what-if profile"
     )
-    catalog.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_argument(catalog)
     catalog.set_defaults(handler=run_catalog)
 
     sub = catalog.add_subparsers(dest="catalog_command", metavar="COMMAND")
@@ -81,7 +86,7 @@ def register(subparsers: Any) -> None:
     refresh.add_argument(
         "--endpoint", metavar="URL", help="Hub endpoint (default: settings, then HF_ENDPOINT)"
     )
-    refresh.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_argument(refresh)
     refresh.set_defaults(handler=run_refresh)
 
 
@@ -92,8 +97,7 @@ def _load() -> Catalog:
     catalog, errors = load_catalog_safe()
     if errors and not catalog.models:
         raise errors[0]
-    for error in errors:
-        sys.stderr.write(f"llm-scout: {error} Using the catalog without it.\n")
+    warn_catalog_errors(errors)
     return catalog
 
 
@@ -121,7 +125,7 @@ def run_catalog(args: argparse.Namespace) -> int:
         quant=args.quant,
     )
     pairs = sort_variants(pairs, args.sort)
-    profile, profile_name = _profile(args.profile)
+    profile, profile_name = load_profile_arg(args.profile)
     n_ctx = args.ctx or _default_ctx()
     rows = [(m, v, _estimate(m, v, profile, n_ctx)) for m, v in pairs]
     if args.fits:
@@ -167,21 +171,8 @@ def _default_ctx() -> int:
     return load_settings().default_ctx
 
 
-def _profile(value: str | None) -> tuple[Any, str]:
-    if value:
-        from desktop.core.hardware.whatif import load_profile
-
-        profile = load_profile(value)
-        return profile, profile.name or value
-    from desktop.core.hardware.probe import probe
-    from desktop.core.settings import load_settings
-
-    profile = probe(load_settings().resolved_models_dir(), measure_bandwidth=True)
-    return profile, "this machine"
-
-
 def _estimate(
-    model: CatalogModel, variant: Variant, profile: Any, n_ctx: int
+    model: CatalogModel, variant: Variant, profile: HardwareProfile, n_ctx: int
 ) -> dict[str, Any] | None:
     from desktop.core.fit import FitTarget, estimate
 

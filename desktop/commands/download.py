@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from desktop.commands.common import add_json_argument
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.download import (
     DownloadProgress,
@@ -61,7 +62,7 @@ def register(subparsers: Any) -> None:
         help="Hub endpoint or mirror ('hf-mirror' = https://hf-mirror.com); default: the "
         "setting, else HF_ENDPOINT, else https://huggingface.co",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_argument(parser)
     parser.set_defaults(handler=run_download)
 
 

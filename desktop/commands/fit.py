@@ -13,9 +13,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from desktop.commands.common import (
+    add_json_argument,
+    add_profile_argument,
+    load_profile_arg,
+    settings_models_dir,
+    warn_catalog_errors,
+)
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.fit import CACHE_TYPES, FitResult, FitTarget, estimate
-from desktop.core.hardware.profile import HardwareProfile
 
 DEFAULT_QUANT = "Q4_K_M"
 
@@ -50,12 +56,8 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="context a run will use, for the predicted peak RAM (default: a short chat turn)",
     )
-    fit.add_argument(
-        "--profile",
-        metavar="FILE|NAME",
-        help="a saved hardware profile or a bundled what-if profile (see `llm-scout hw`)",
-    )
-    fit.add_argument("--json", action="store_true", help="print one JSON document")
+    add_profile_argument(fit)
+    add_json_argument(fit)
     fit.set_defaults(handler=run_fit)
 
 
@@ -68,9 +70,9 @@ def run_fit(args: argparse.Namespace) -> int:
         raise CliUsageError(f"--ngl must be -1 or more, not {args.ngl}.")
     if args.prompt_tokens is not None and args.prompt_tokens < 1:
         raise CliUsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
-    models_dir = _models_dir()
+    models_dir = settings_models_dir()
     target = resolve_target(args.target, models_dir)
-    profile, profile_name = _profile(args.profile, models_dir)
+    profile, profile_name = load_profile_arg(args.profile, models_dir)
     n_ctx = args.ctx or _default_ctx(target)
     result = estimate(
         target,
@@ -100,8 +102,7 @@ def resolve_target(text: str, models_dir: Path | None = None) -> FitTarget:
     from desktop.core.catalog import load_catalog_safe
 
     catalog, errors = load_catalog_safe()
-    for error in errors:
-        sys.stderr.write(f"llm-scout: {error} Using the catalog without it.\n")
+    warn_catalog_errors(errors)
     if ":" not in text and catalog.get(text) is not None:
         model = catalog.model(text)
         variant = model.variant_for(DEFAULT_QUANT) or model.variants[0]
@@ -126,29 +127,12 @@ def _installed_file(variant: Any, models_dir: Path | None) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
-def _models_dir() -> Path:
-    from desktop.core.settings import load_settings
-
-    return load_settings().resolved_models_dir()
-
-
 def _default_ctx(target: FitTarget) -> int:
     from desktop.core.settings import load_settings
 
     wanted = load_settings().default_ctx
     trained = target.arch.n_ctx_train
     return min(wanted, trained) if trained > 0 else wanted
-
-
-def _profile(value: str | None, models_dir: Path) -> tuple[HardwareProfile, str]:
-    if value:
-        from desktop.core.hardware.whatif import load_profile
-
-        profile = load_profile(value)
-        return profile, profile.name or value
-    from desktop.core.hardware.probe import probe
-
-    return probe(models_dir, measure_bandwidth=True), "this machine"
 
 
 VERDICT_TEXT = {

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from desktop.commands.common import add_json_argument, add_profile_argument, load_profile_arg
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.errors import HardwareError
 from desktop.core.hardware.profile import HardwareProfile
@@ -23,7 +24,7 @@ def register(subparsers: Any) -> None:
         help="show this machine's hardware (or a what-if profile)",
         description="Show the hardware LLM Scout sees here, or a what-if hardware profile.",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_argument(parser)
     parser.add_argument(
         "--save", metavar="FILE", type=Path, help="also write the profile to FILE (JSON)"
     )
@@ -32,9 +33,8 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="measure the models disk's read speed (reads up to 256 MiB)",
     )
-    parser.add_argument(
-        "--profile",
-        metavar="FILE|NAME",
+    add_profile_argument(
+        parser,
         help="show a saved profile file or a bundled what-if profile instead of this machine",
     )
     parser.add_argument(
@@ -54,19 +54,8 @@ def run_hw(args: argparse.Namespace) -> int:
     if args.profile and args.measure_disk:
         raise CliUsageError("--measure-disk measures this machine; it cannot go with --profile.")
 
-    if args.profile:
-        profile = load_profile(args.profile)
-        title = f"{profile.name or args.profile} ({profile.source})"
-    else:
-        from desktop.core.hardware.probe import probe
-        from desktop.core.settings import load_settings
-
-        profile = probe(
-            load_settings().resolved_models_dir(),
-            measure_disk=args.measure_disk,
-            measure_bandwidth=True,
-        )
-        title = "This machine"
+    profile, name = load_profile_arg(args.profile, measure_disk=args.measure_disk)
+    title = f"{name} ({profile.source})" if args.profile else "This machine"
 
     if args.save is not None:
         try:

@@ -11,7 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from desktop.commands._engine import Prediction, add_model_options, predict, resolve_model
+from desktop.commands._engine import (
+    Prediction,
+    add_model_options,
+    predict,
+    resolve_model,
+    warn_if_cpu_only,
+)
+from desktop.commands.common import add_json_argument
 from desktop.commands.output import emit_json, format_table, human_bytes
 from desktop.core.engine import protocol as p
 from desktop.core.engine.client import EngineClient, Request, WorkerError
@@ -44,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--template", metavar="NAME", help="chat template: a name (chatml, gemma, ...) or Jinja"
     )
-    parser.add_argument("--json", action="store_true", help="one JSON document at the end")
+    add_json_argument(parser, help="one JSON document at the end")
     parser.set_defaults(handler=handle)
 
 
@@ -78,11 +85,7 @@ def handle(args: argparse.Namespace) -> int:
         )
         loaded = load.result()
         assert isinstance(loaded, p.Loaded)
-        if args.ngl != 0 and not loaded.gpu_offload:
-            sys.stderr.write(
-                "llm-scout: GPU offload is unavailable in this llama.cpp build (CPU only); "
-                "--ngl is ignored and the model runs on the CPU.\n"
-            )
+        warn_if_cpu_only(args.ngl, loaded)
         if args.chat:
             return _chat(client, args, params)
         messages = () if args.raw else (p.ChatMessage("user", args.prompt),)
