@@ -1,4 +1,4 @@
-"""What `run` and `bench` share: finding the model file, the fit prediction, worker errors."""
+"""What `run` and `bench` share: finding the model file, its label, the fit prediction."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ import logging
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from desktop.commands.output import human_params
 from desktop.core.engine import protocol as p
 from desktop.core.errors import EngineError, ScoutError
+
+if TYPE_CHECKING:
+    from desktop.core.gguf import GGUFInfo
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +94,33 @@ class Prediction:
     roofline_tokens_per_s: float | None
 
 
+def read_header(path: Path) -> GGUFInfo | None:
+    """The GGUF header of ``path``; None when our reader cannot read it (the run still goes on:
+    llama.cpp loaded the file)."""
+    from desktop.core.gguf import read_gguf
+
+    try:
+        return read_gguf(path)
+    except (ScoutError, OSError) as exc:
+        log.info("cannot read the GGUF header of %s: %s", path, exc)
+        return None
+
+
+def model_label(path: Path, header: GGUFInfo | None, fallback: str) -> str:
+    """The model as the tables show it: ``general.name`` (else the file name) with our parameter
+    count and quant, e.g. "Gemma 3 270m (268M, Q4_K_M)"; ``fallback`` (llama.cpp's description)
+    when the header cannot be read. llama.cpp's description carries a size class, not the
+    model's parameter count ("llama 256M" for SmolLM2-135M)."""
+    if header is None:
+        return fallback
+    facts = [human_params(header.arch.n_params)]
+    if header.quant:
+        facts.append(header.quant)
+    return f"{header.name or path.name} ({', '.join(facts)})"
+
+
 def predict(
-    path: Path,
+    header: GGUFInfo | None,
     *,
     n_ctx: int,
     n_gpu_layers: int,
@@ -98,21 +128,21 @@ def predict(
     measure_bandwidth: bool = False,
 ) -> Prediction:
     """The fit estimate for the same settings as the run; unknown parts stay None."""
+    if header is None:
+        return Prediction(None, None, None, None)
     try:
         from desktop.core.fit import FitTarget, estimate
-        from desktop.core.gguf import read_gguf
         from desktop.core.hardware.probe import probe
 
-        info = read_gguf(path)
         result = estimate(
-            FitTarget.from_gguf(info),
+            FitTarget.from_gguf(header),
             probe(measure_bandwidth=measure_bandwidth),
             n_ctx=n_ctx,
             n_gpu_layers=n_gpu_layers,
             prompt_tokens=prompt_tokens,
         )
     except (ScoutError, OSError) as exc:
-        log.info("no fit prediction for %s: %s", path, exc)
+        log.info("no fit prediction for %s: %s", header.source, exc)
         return Prediction(None, None, None, None)
     return Prediction(
         result.ram_bytes, result.vram_bytes, result.tokens_per_s, result.roofline_tokens_per_s

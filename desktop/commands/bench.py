@@ -19,7 +19,14 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from desktop.commands._engine import add_model_options, predict, resolve_model, warn_if_cpu_only
+from desktop.commands._engine import (
+    add_model_options,
+    model_label,
+    predict,
+    read_header,
+    resolve_model,
+    warn_if_cpu_only,
+)
 from desktop.commands.common import add_json_argument
 from desktop.commands.output import emit_json, format_table, human_bytes
 from desktop.core.engine import protocol as p
@@ -80,8 +87,9 @@ def handle(args: argparse.Namespace) -> int:
         peak_vram = max(vram) if vram else None
     finally:
         client.close()
+    header = read_header(path)
     prediction = predict(
-        path,
+        header,
         n_ctx=n_ctx,
         n_gpu_layers=loaded.n_gpu_layers,
         prompt_tokens=max(args.pp, args.tg + 1),
@@ -92,7 +100,8 @@ def handle(args: argparse.Namespace) -> int:
     ttft_mean, ttft_sd = mean_sd([r.ttft_ms for r in runs])
     document: dict[str, Any] = {
         "model": str(path),
-        "description": loaded.description,
+        "model_label": model_label(path, header, loaded.description),
+        "description": loaded.description,  # llama.cpp's own (its size class, not our count)
         "architecture": loaded.architecture,
         "n_params": loaded.n_params,
         "model_size_bytes": loaded.model_size_bytes,
@@ -161,7 +170,7 @@ def _pm(mean: float, sd: float, spec: str) -> str:
 def _write_tables(doc: dict[str, Any], *, markdown: bool) -> None:
     headers = ["model", "size", "params", "threads", "ngl", "test", "t/s"]
     base = [
-        doc["description"],
+        doc["model_label"],
         human_bytes(doc["model_size_bytes"]),
         f"{doc['n_params'] / 1e6:.0f} M",
         str(doc["n_threads"]),

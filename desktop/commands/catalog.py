@@ -19,7 +19,7 @@ from desktop.commands.common import (
     load_profile_arg,
     warn_catalog_errors,
 )
-from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.commands.output import emit_json, human_bytes, human_params, print_table
 from desktop.core.catalog import (
     VARIANT_SORT_KEYS,
     Catalog,
@@ -202,16 +202,10 @@ def _verdict_text(fit: dict[str, Any] | None) -> str:
 
 
 def _params(model: CatalogModel) -> str:
-    text = _billions(model.n_params)
+    text = human_params(model.n_params)
     if model.n_params_active:
-        text += f" (A{_billions(model.n_params_active)})"
+        text += f" (A{human_params(model.n_params_active)})"
     return text
-
-
-def _billions(n: int) -> str:
-    if n < 999_500_000:
-        return f"{n / 1e6:.0f}M"
-    return f"{n / 1e9:.1f}B"
 
 
 def _variant_json(

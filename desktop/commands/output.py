@@ -49,6 +49,17 @@ def human_bytes(n: float | None) -> str:
     return f"{value:.1f} TiB"
 
 
+def human_params(n: int | None) -> str:
+    """A parameter count: 134_515_008 -> '135M', 7_615_616_512 -> '7.6B'; unknown -> '-'."""
+    if n is None or n <= 0:
+        return "-"
+    if n < 999_500:
+        return f"{n / 1e3:.0f}K"
+    if n < 999_500_000:
+        return f"{n / 1e6:.0f}M"
+    return f"{n / 1e9:.1f}B"
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return "-"

@@ -14,7 +14,9 @@ import sys
 from desktop.commands._engine import (
     Prediction,
     add_model_options,
+    model_label,
     predict,
+    read_header,
     resolve_model,
     warn_if_cpu_only,
 )
@@ -96,8 +98,9 @@ def handle(args: argparse.Namespace) -> int:
             params=params,
         )
         _stream(client, request, echo=not args.json)
+        header = read_header(path)
         prediction = predict(
-            path,
+            header,
             n_ctx=args.ctx,
             n_gpu_layers=loaded.n_gpu_layers,
             prompt_tokens=request.meter.finish().prompt_tokens + request.meter.generated_tokens,
@@ -115,7 +118,9 @@ def handle(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write("\n")
             sys.stdout.flush()
-            sys.stderr.write("\n" + format_table(*_report_rows(report, loaded, prediction)) + "\n")
+            label = model_label(path, header, loaded.description)
+            rows = _report_rows(report, loaded, prediction, label)
+            sys.stderr.write("\n" + format_table(*rows) + "\n")
         return 0
     finally:
         client.close()
@@ -163,12 +168,12 @@ def _num(value: float | None, spec: str) -> str:
 
 
 def _report_rows(
-    report: RunReport, loaded: p.Loaded, prediction: Prediction
+    report: RunReport, loaded: p.Loaded, prediction: Prediction, label: str
 ) -> tuple[list[str], list[list[str]]]:
     m = report.metrics
     ram_error = error_pct(report.predicted_ram_bytes, report.rss_peak_bytes)
     rows = [
-        ["model", f"{loaded.description} ({loaded.architecture})"],
+        ["model", f"{label}, {loaded.architecture} architecture"],
         ["threads", f"{loaded.n_threads} (batch {loaded.n_threads_batch})"],
         ["GPU layers", f"{loaded.n_gpu_layers}" + ("" if loaded.gpu_offload else " (CPU build)")],
         ["chat template", f"{loaded.template_name} ({loaded.template_source})"],

@@ -75,6 +75,8 @@ def test_run_streams_the_answer_to_stdout_and_the_table_to_stderr(
     assert "\ufffd" not in out
     for label in ("TTFT", "generation", "RSS peak", "RSS predicted", "gemma (family)"):
         assert label in err
+    # The model as the GGUF header names it, with our parameter count and the quant.
+    assert "Gemma 3 270m (268M, Q4_K_M), gemma3 architecture" in err
 
 
 def test_run_chat_keeps_the_conversation(
@@ -141,6 +143,8 @@ def test_bench_json_gives_mean_and_sd_over_repetitions(
     assert doc["predicted_ram_bytes"] > 0
     assert doc["ram_error_pct"] is not None
     assert doc["roofline_tokens_per_s"] > 0  # the CPU bandwidth was measured for it
+    assert doc["model_label"] == "Smollm2 135M 8k Lc100K Mix1 Ep2 (135M, Q4_1)"
+    assert doc["description"]  # llama.cpp's own description stays in the document
     assert doc["n_threads"] == min(
         psutil.cpu_count(logical=False) or 1, len(os.sched_getaffinity(0))
     )
@@ -156,4 +160,5 @@ def test_bench_markdown_looks_like_llama_bench(
     assert lines[0] == "| model | size | params | threads | ngl | test | t/s |"
     assert any("| pp32 |" in line and "±" in line for line in lines)
     assert any("| tg4 |" in line for line in lines)
+    assert all(line.startswith("| Smollm2 135M") for line in lines[2:4])  # not "llama 256M"
     assert any(line.startswith("| roofline tg t/s |") for line in lines)
