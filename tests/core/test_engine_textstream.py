@@ -82,7 +82,24 @@ def test_stream_equals_text_before_the_first_stop(
     bounds = sorted({0, len(data), *(c % (len(data) + 1) for c in cuts)})
     pieces = [data[a:b] for a, b in itertools.pairwise(bounds)]
     out, _ = _stream(pieces, tuple(stops))
-    positions = [text.find(s) for s in stops if s in text]
-    expected = text[: min(positions)] if positions else text
+    # The reference is llama-cpp-python's non-streamed completion: after each token it looks for
+    # the stop strings in the text so far and cuts at the earliest one found. A longer stop that
+    # starts earlier but would only complete later never gets the chance.
+    expected = text
+    seen = b""
+    for piece in pieces:
+        seen += piece
+        prefix = seen.decode("utf-8", errors="ignore")
+        positions = [prefix.find(s) for s in stops if s in prefix]
+        if positions:
+            expected = prefix[: min(positions)]
+            break
     assert "".join(out) == expected
     assert all("\ufffd" not in chunk for chunk in out)
+
+
+def test_a_shorter_stop_completing_first_wins_over_a_longer_one_starting_earlier() -> None:
+    """Found by hypothesis: with stops '>' and '<><', the text '<>' already stops at '>'."""
+    out, stream = _stream([b"<>", b"<"], (">", "<><"))
+    assert "".join(out) == "<"
+    assert stream.stop_string == ">"
