@@ -132,6 +132,16 @@ def git_blob_sha1(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
+def blob(n: int, seed: int = 0) -> bytes:
+    """``n`` deterministic, incompressible-looking bytes (a different run for each seed)."""
+    out = bytearray()
+    counter = 0
+    while len(out) < n:
+        out += hashlib.sha256(b"%d-%d" % (seed, counter)).digest()
+        counter += 1
+    return bytes(out[:n])
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:

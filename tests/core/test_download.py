@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,31 +36,10 @@ from desktop.core.download import (
 )
 from desktop.core.download_errors import DiskFullError, DownloadOfflineError
 from desktop.core.download_progress import MIN_INTERVAL_S, ProgressTracker
-from tests.hubserver import FakeHub
+from tests.hubserver import FakeHub, blob
 
 REPO = "bartowski/Tiny-Model-GGUF"
 FAST_RETRY = RetryPolicy(attempts=4, base_delay_s=0.05, max_delay_s=0.2)
-
-
-def blob(n: int, seed: int = 0) -> bytes:
-    """Deterministic incompressible-looking bytes."""
-    out = bytearray()
-    counter = 0
-    while len(out) < n:
-        out += hashlib.sha256(b"%d-%d" % (seed, counter)).digest()
-        counter += 1
-    return bytes(out[:n])
-
-
-@pytest.fixture
-def hub() -> Iterator[FakeHub]:
-    with FakeHub() as server:
-        yield server
-
-
-@pytest.fixture
-def models(tmp_path: Path) -> Path:
-    return tmp_path / "models"
 
 
 def fetch(hub: FakeHub, models: Path, request: DownloadRequest, **kwargs: Any) -> DownloadResult:

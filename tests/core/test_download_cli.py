@@ -16,19 +16,10 @@ import pytest
 
 from desktop.cli import main
 from desktop.core.download_fetch import CHUNK_SIZE
-from tests.hubserver import FakeHub
+from tests.hubserver import FakeHub, blob
 
 REPO = "unsloth/Tiny-Chat-GGUF"
 FILE = "tiny-chat.Q4_K_M.gguf"
-
-
-def blob(n: int, seed: int = 0) -> bytes:
-    out = bytearray()
-    counter = 0
-    while len(out) < n:
-        out += hashlib.sha256(b"cli %d %d" % (seed, counter)).digest()
-        counter += 1
-    return bytes(out[:n])
 
 
 @pytest.fixture

@@ -5,11 +5,10 @@ Every test runs the real huggingface_hub client against the real fake Hub on 127
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,31 +37,11 @@ from desktop.core.download_errors import (
     VerifyFailedError,
 )
 from desktop.core.download_fetch import CHUNK_SIZE
-from tests.hubserver import FakeHub, Fault
+from tests.hubserver import FakeHub, Fault, blob
 
 REPO = "TheBloke/Tiny-GGUF"
 FILE = "tiny.Q4_K_M.gguf"
 FAST_RETRY = RetryPolicy(attempts=3, base_delay_s=0.05, max_delay_s=0.2)
-
-
-def blob(n: int, seed: int = 0) -> bytes:
-    out = bytearray()
-    counter = 0
-    while len(out) < n:
-        out += hashlib.sha256(b"%d/%d" % (seed, counter)).digest()
-        counter += 1
-    return bytes(out[:n])
-
-
-@pytest.fixture
-def hub() -> Iterator[FakeHub]:
-    with FakeHub() as server:
-        yield server
-
-
-@pytest.fixture
-def models(tmp_path: Path) -> Path:
-    return tmp_path / "models"
 
 
 def fetch(hub: FakeHub, models: Path, request: DownloadRequest, **kwargs: Any) -> DownloadResult:
