@@ -19,6 +19,7 @@ from desktop.core.engine.metrics import (
     generation_tokens_per_s,
     mean_sd,
 )
+from tests.fixtures.contracts import RUN_JSON_KEYS
 
 
 def meter_with(arrivals: list[tuple[float, int]], sent: float | None = None) -> GenerationMeter:
@@ -219,23 +220,7 @@ def test_run_report_json_keys_and_values() -> None:
         predicted_vram_bytes=400,
     )
     data = report.to_json_dict()
-    assert set(data) == {
-        "text",
-        "ttft_ms",
-        "prompt_tokens",
-        "prompt_tokens_per_s",
-        "generated_tokens",
-        "tokens_per_s",
-        "load_ms",
-        "rss_after_load_bytes",
-        "rss_peak_bytes",
-        "vram_peak_bytes",
-        "predicted_ram_bytes",
-        "predicted_vram_bytes",
-        "rss_after_first_token_bytes",
-        "ram_error_pct",
-        "per_second_tokens_per_s",
-    }
+    assert set(data) == RUN_JSON_KEYS
     assert data["text"] == "Paris."
     assert data["ttft_ms"] == pytest.approx(500.0)
     assert data["prompt_tokens"] == 12

@@ -9,6 +9,7 @@ running or defunct.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import textwrap
 import time
@@ -21,7 +22,7 @@ import psutil
 import pytest
 
 from desktop.core.engine import protocol as p
-from desktop.core.engine.client import EngineClient, WorkerError, worker_command
+from desktop.core.engine.client import EngineClient, Request, WorkerError, worker_command
 from desktop.core.errors import EngineError
 from tests.fixtures.tiny_models import write_broken_files, write_tiny_model
 
@@ -85,6 +86,29 @@ def _client(**options: object) -> tuple[EngineClient, Recorder]:
     return client, recorder
 
 
+@contextlib.contextmanager
+def _running_client(**options: object) -> Iterator[tuple[EngineClient, Recorder]]:
+    """A started client with its recorder, closed at the end of the block."""
+    client, recorder = _client(**options)
+    client.start()
+    try:
+        yield client, recorder
+    finally:
+        client.close()
+
+
+def _long_answer(client: EngineClient, model: Path, *, after_tokens: int) -> Request:
+    """Load ``model`` and start a 400-token answer; return once ``after_tokens`` have come."""
+    client.load_model(model, n_ctx=512, timeout=TIMEOUT)
+    request = client.generate(
+        prompt="Once upon a time", params=p.SamplingParams(max_tokens=400, ignore_eos=True)
+    )
+    deadline = time.perf_counter() + TIMEOUT
+    while request.meter.generated_tokens < after_tokens and time.perf_counter() < deadline:
+        time.sleep(0.01)
+    return request
+
+
 def _assert_usable(client: EngineClient, tiny: Path) -> None:
     if not client.alive:
         client.start()
@@ -118,9 +142,7 @@ def _assert_usable(client: EngineClient, tiny: Path) -> None:
 def test_a_bad_model_file_gives_one_clear_error(
     case: str, kind: str, words: str, bad_files: dict[str, Path], tiny: Path
 ) -> None:
-    client, recorder = _client()
-    client.start()
-    try:
+    with _running_client() as (client, recorder):
         request = client.load(bad_files[case], n_ctx=256)
         error = request.wait(TIMEOUT)
         assert isinstance(error, p.Error)
@@ -133,17 +155,14 @@ def test_a_bad_model_file_gives_one_clear_error(
             request.result()
         assert caught.value.kind == f"engine.{kind}"
         _assert_usable(client, tiny)
-    finally:
-        client.close()
     assert client.returncode == 0
 
 
 def test_a_load_that_cannot_get_memory_is_out_of_memory(smollm2_path: Path, tiny: Path) -> None:
     # A real allocation failure: the worker's address space is capped 16 MiB above its size
     # at start, so mapping the 98 MB model fails inside llama.cpp.
-    client, recorder = _client(worker_args=["--address-space-headroom", str(16 << 20)])
-    client.start()
-    try:
+    headroom = ["--address-space-headroom", str(16 << 20)]
+    with _running_client(worker_args=headroom) as (client, recorder):
         error = client.load(smollm2_path, n_ctx=512).wait(TIMEOUT)
         assert isinstance(error, p.Error)
         assert error.kind == "out_of_memory"
@@ -154,8 +173,6 @@ def test_a_load_that_cannot_get_memory_is_out_of_memory(smollm2_path: Path, tiny
         after = client.generate(prompt="x", params=p.SamplingParams(max_tokens=1)).wait(TIMEOUT)
         assert isinstance(after, p.Error)
         assert after.kind == "not_loaded"
-    finally:
-        client.close()
     assert client.returncode == 0
     fresh, _ = _client()
     try:
@@ -170,16 +187,8 @@ def test_a_load_that_cannot_get_memory_is_out_of_memory(smollm2_path: Path, tiny
 def test_a_worker_killed_mid_answer_is_one_crashed_error_and_the_text_is_kept(
     smollm2_path: Path, tiny: Path
 ) -> None:
-    client, recorder = _client()
-    client.start()
-    try:
-        client.load_model(smollm2_path, n_ctx=512, timeout=TIMEOUT)
-        request = client.generate(
-            prompt="Once upon a time", params=p.SamplingParams(max_tokens=400, ignore_eos=True)
-        )
-        deadline = time.perf_counter() + TIMEOUT
-        while request.meter.generated_tokens < 5 and time.perf_counter() < deadline:
-            time.sleep(0.01)
+    with _running_client() as (client, recorder):
+        request = _long_answer(client, smollm2_path, after_tokens=5)
         pid = client.pid
         assert pid is not None
         client.kill()
@@ -197,14 +206,10 @@ def test_a_worker_killed_mid_answer_is_one_crashed_error_and_the_text_is_kept(
         assert client.returncode == -9
         # A new worker starts at once.
         _assert_usable(client, tiny)
-    finally:
-        client.close()
 
 
 def test_a_worker_that_dies_while_idle_reports_crashed_once(tiny: Path) -> None:
-    client, recorder = _client()
-    client.start()
-    try:
+    with _running_client() as (client, recorder):
         client.kill()
         deadline = time.perf_counter() + 10
         while not recorder.errors() and time.perf_counter() < deadline:
@@ -213,8 +218,6 @@ def test_a_worker_that_dies_while_idle_reports_crashed_once(tiny: Path) -> None:
         with pytest.raises(EngineError, match="not running"):
             client.generate(prompt="x")
         _assert_usable(client, tiny)
-    finally:
-        client.close()
 
 
 GARBAGE_AFTER_READY = textwrap.dedent(
@@ -233,9 +236,7 @@ GARBAGE_AFTER_READY = textwrap.dedent(
 
 def test_a_worker_that_writes_garbage_is_stopped_with_one_protocol_error(tiny: Path) -> None:
     script = GARBAGE_AFTER_READY.format(version=p.PROTOCOL_VERSION)
-    client, recorder = _client(command=[sys.executable, "-c", script])
-    client.start()
-    try:
+    with _running_client(command=[sys.executable, "-c", script]) as (client, recorder):
         request = client.load(tiny, n_ctx=128)
         error = request.wait(TIMEOUT)
         assert isinstance(error, p.Error)
@@ -245,8 +246,6 @@ def test_a_worker_that_writes_garbage_is_stopped_with_one_protocol_error(tiny: P
         assert not client.alive  # a worker that breaks the protocol is not trusted again
         client.command = worker_command()
         _assert_usable(client, tiny)
-    finally:
-        client.close()
 
 
 def test_garbage_before_ready_fails_the_start(tiny: Path) -> None:
@@ -292,9 +291,7 @@ def test_a_worker_that_cannot_be_spawned_is_spawn_failed() -> None:
 
 
 def test_cancel_during_load(gemma3_path: Path, tiny: Path) -> None:
-    client, recorder = _client()
-    client.start()
-    try:
+    with _running_client() as (client, recorder):
         request = client.load(gemma3_path, n_ctx=512)
         client.cancel(request.id)
         error = request.wait(TIMEOUT)
@@ -305,21 +302,11 @@ def test_cancel_during_load(gemma3_path: Path, tiny: Path) -> None:
         assert isinstance(not_loaded, p.Error)
         assert not_loaded.kind == "not_loaded"
         _assert_usable(client, tiny)
-    finally:
-        client.close()
 
 
 def test_two_cancels_end_the_request_once(smollm2_path: Path) -> None:
-    client, recorder = _client()
-    client.start()
-    try:
-        client.load_model(smollm2_path, n_ctx=512, timeout=TIMEOUT)
-        request = client.generate(
-            prompt="Once upon a time", params=p.SamplingParams(max_tokens=400, ignore_eos=True)
-        )
-        deadline = time.perf_counter() + TIMEOUT
-        while request.meter.generated_tokens < 2 and time.perf_counter() < deadline:
-            time.sleep(0.01)
+    with _running_client() as (client, recorder):
+        request = _long_answer(client, smollm2_path, after_tokens=2)
         client.cancel(request.id)
         client.cancel(request.id)
         done = request.wait(TIMEOUT)
@@ -333,20 +320,12 @@ def test_two_cancels_end_the_request_once(smollm2_path: Path) -> None:
         ]
         assert finals == [done]
         assert recorder.errors() == []
-    finally:
-        client.close()
 
 
 def test_shutdown_while_generating_ends_the_answer_and_the_process(smollm2_path: Path) -> None:
     client, recorder = _client()
     client.start()
-    client.load_model(smollm2_path, n_ctx=512, timeout=TIMEOUT)
-    request = client.generate(
-        prompt="Once upon a time", params=p.SamplingParams(max_tokens=400, ignore_eos=True)
-    )
-    deadline = time.perf_counter() + TIMEOUT
-    while request.meter.generated_tokens < 2 and time.perf_counter() < deadline:
-        time.sleep(0.01)
+    request = _long_answer(client, smollm2_path, after_tokens=2)
     started = time.perf_counter()
     client.close()
     assert time.perf_counter() - started < 5.0

@@ -12,23 +12,9 @@ import psutil
 import pytest
 
 from desktop.cli import main
+from tests.fixtures.contracts import RUN_JSON_KEYS
 
 pytestmark = [pytest.mark.e2e]
-
-RUN_KEYS = {
-    "text",
-    "ttft_ms",
-    "prompt_tokens",
-    "prompt_tokens_per_s",
-    "generated_tokens",
-    "tokens_per_s",
-    "load_ms",
-    "rss_after_load_bytes",
-    "rss_peak_bytes",
-    "vram_peak_bytes",
-    "predicted_ram_bytes",
-    "predicted_vram_bytes",
-}
 
 
 @pytest.fixture(autouse=True)
@@ -46,7 +32,7 @@ def test_run_json_prints_one_document_with_the_measurements(
     out, err = capsys.readouterr()
     assert code == 0, err
     document = json.loads(out)  # exactly one document, nothing else on stdout
-    assert set(document) >= RUN_KEYS
+    assert set(document) == RUN_JSON_KEYS
     assert document["text"].strip()
     assert 0 < document["generated_tokens"] <= 24
     assert document["prompt_tokens"] > 5
