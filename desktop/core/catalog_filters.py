@@ -6,10 +6,9 @@ Re-exported by :mod:`desktop.core.catalog`; import them from there.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from desktop.core.catalog import Catalog, CatalogModel, Variant
+from desktop.core.catalog_types import Catalog, CatalogModel, Variant
 
 
 def quant_bits(quant: str) -> float | None:
@@ -27,8 +26,6 @@ def quant_bits(quant: str) -> float | None:
 
 
 def _models(source: Catalog | Iterable[CatalogModel]) -> list[CatalogModel]:
-    from desktop.core.catalog import Catalog
-
     if isinstance(source, Catalog):
         return list(source.models)
     return list(source)
