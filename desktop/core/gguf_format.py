@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 
 from desktop.core.errors import GGUFError
+from desktop.core.gguf_strings import skip_strings
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
@@ -440,21 +441,21 @@ class HeaderParser:
         return GGUFArraySummary(item_type, length, first)
 
     def _skip_strings(self, count: int, what: str) -> None:
-        """Walk over ``count`` strings without decoding them (the hot loop for big vocabs)."""
+        """Walk over ``count`` strings without decoding them (token lists and merges: the hot
+        loop of a header read, done by :func:`desktop.core.gguf_strings.skip_strings`)."""
+        big_endian = self._e == ">"
         code = self._e + "Q"
-        unpack = struct.unpack_from
-        pos = self._pos
-        buf = self._buf
-        buflen = len(buf)
-        for index in range(count):
-            if pos + 8 > buflen:
-                self._pos = pos
-                self._need(8, f"the length of item {index} of {what}")
-                buf, buflen = self._buf, len(self._buf)
-            length = unpack(code, buf, pos)[0]
-            end = pos + 8 + length
-            if end > buflen:
-                self._pos = pos
+        index = 0
+        while True:
+            self._pos, done = skip_strings(self._buf, self._pos, count - index, big_endian)
+            index += done
+            if index >= count:
+                return
+            # The next item is not whole in the buffer: fetch more bytes, or say what is wrong.
+            pos = self._pos
+            self._need(8, f"the length of item {index} of {what}")
+            length = struct.unpack_from(code, self._buf, pos)[0]
+            if pos + 8 + length > len(self._buf):
                 if length > _ABSURD_STRING:
                     raise GGUFFormatError(
                         f"{self._name} is corrupt: item {index} of {what} claims to be "
@@ -463,26 +464,27 @@ class HeaderParser:
                     )
                 item = f"item {index} of {what}"
                 self._check_count(length, 1, f"bytes in {item}", _ABSURD_STRING, pos, inside=item)
-                self._need(8 + length, f"item {index} of {what}")
-                buf, buflen = self._buf, len(self._buf)
-            pos = end
-        self._pos = pos
+                self._need(8 + length, item)
+            self._pos = pos + 8 + length
+            index += 1
 
     def string_at(self, summary: GGUFArraySummary, indices: set[int]) -> dict[int, str]:
         """Decode a few items of a summarised string array (already in the buffer)."""
         found: dict[int, str] = {}
-        wanted = {i for i in indices if 0 <= i < summary.length}
+        wanted = sorted({i for i in indices if 0 <= i < summary.length})
         if summary.item_type != VT_STRING or not wanted:
             return found
         code = self._e + "Q"
         pos = summary.offset
-        last = max(wanted)
-        for index in range(last + 1):
+        index = 0
+        for want in wanted:
+            pos, done = skip_strings(self._buf, pos, want - index, self._e == ">")
+            assert done == want - index  # the whole array was walked while parsing
+            index = want
             length = struct.unpack_from(code, self._buf, pos)[0]
-            if index in wanted and length <= _MAX_SPECIAL_TOKEN_BYTES:
+            if length <= _MAX_SPECIAL_TOKEN_BYTES:
                 raw = bytes(self._buf[pos + 8 : pos + 8 + length])
                 found[index] = raw.decode("utf-8", errors="replace")
-            pos += 8 + length
         return found
 
     # -- sections --------------------------------------------------------------------------
@@ -568,61 +570,113 @@ class HeaderParser:
         tensors: list[TensorInfo] = []
         seen: set[str] = set()
         for index in range(count):
-            at = self._pos
-            what = f"tensor info {index}"
-            name = self._name_text(f"the name of {what}", MAX_TENSOR_NAME_BYTES)
-            if name in seen:
-                raise GGUFFormatError(
-                    f"{self._name} is corrupt: the tensor {name!r} appears twice", offset=at
-                )
-            seen.add(name)
-            dims_at = self._pos
-            n_dims = self._u32(f"the dimension count of tensor {name!r}")
-            if n_dims > MAX_DIMS:
-                raise GGUFFormatError(
-                    f"{self._name} is corrupt: tensor {name!r} has {n_dims} dimensions "
-                    f"(at most {MAX_DIMS})",
-                    offset=dims_at,
-                )
-            shape: list[int] = []
-            n_elements = 1
-            for _ in range(n_dims):
-                dim_at = self._pos
-                dim = self._u64(f"the shape of tensor {name!r}")
-                n_elements *= dim
-                if dim > _INT64_MAX or n_elements > _INT64_MAX:
-                    raise GGUFFormatError(
-                        f"{self._name} is corrupt: tensor {name!r} has an absurd shape",
-                        offset=dim_at,
-                    )
-                shape.append(dim)
-            type_at = self._pos
-            ggml_type = self._u32(f"the type of tensor {name!r}")
-            known = table.get(ggml_type)
-            if known is None:
-                raise GGUFFormatError(
-                    f"{self._name} uses tensor type {ggml_type} for {name!r}, "
-                    "which this version of the gguf package does not know",
-                    offset=type_at,
-                )
-            type_name, block, block_bytes = known
-            if shape and shape[0] % block:
-                raise GGUFFormatError(
-                    f"{self._name} is corrupt: tensor {name!r} has a first dimension of "
-                    f"{shape[0]}, not a multiple of the {type_name} block size {block}",
-                    offset=dims_at,
-                )
-            offset_at = self._pos
-            offset = self._u64(f"the data offset of tensor {name!r}")
-            if offset % alignment:
-                raise GGUFFormatError(
-                    f"{self._name} is corrupt: tensor {name!r} starts at data offset {offset}, "
-                    f"not a multiple of the alignment {alignment}",
-                    offset=offset_at,
-                )
-            n_bytes = n_elements // block * block_bytes
-            tensors.append(TensorInfo(name, tuple(shape), ggml_type, type_name, offset, n_bytes))
+            tensor = self._tensor_info_fast(table, seen, alignment)
+            if tensor is None:  # not plainly valid, or not whole in the buffer yet
+                tensor = self._tensor_info(index, table, seen, alignment)
+            seen.add(tensor.name)
+            tensors.append(tensor)
         return tuple(tensors)
+
+    def _tensor_info_fast(
+        self, table: dict[int, tuple[str, int, int]], seen: set[str], alignment: int
+    ) -> TensorInfo | None:
+        """One tensor info read without the checks' messages, or None where anything is off
+        (then :meth:`_tensor_info` reads it again and says what). Most of a header's tensor
+        infos take this path: it skips building a dozen message strings per tensor."""
+        buf, pos, e = self._buf, self._pos, self._e
+        buflen = len(buf)
+        if pos + 8 > buflen:
+            return None
+        name_len = struct.unpack_from(e + "Q", buf, pos)[0]
+        at = pos + 8 + name_len
+        if name_len > MAX_TENSOR_NAME_BYTES or at + 4 > buflen:
+            return None
+        try:
+            name = bytes(buf[pos + 8 : at]).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        n_dims = struct.unpack_from(e + "I", buf, at)[0]
+        end = at + 4 + 8 * n_dims + 12
+        if n_dims > MAX_DIMS or end > buflen or name in seen:
+            return None
+        fields = struct.unpack_from(f"{e}{n_dims}QIQ", buf, at + 4)
+        shape, ggml_type, offset = fields[:n_dims], fields[n_dims], fields[n_dims + 1]
+        n_elements = 1
+        for dim in shape:
+            n_elements *= dim
+            if dim > _INT64_MAX or n_elements > _INT64_MAX:
+                return None
+        known = table.get(ggml_type)
+        if known is None or (shape and shape[0] % known[1]) or offset % alignment:
+            return None
+        type_name, block, block_bytes = known
+        self._pos = end
+        return TensorInfo(
+            name, shape, ggml_type, type_name, offset, n_elements // block * block_bytes
+        )
+
+    def _tensor_info(
+        self,
+        index: int,
+        table: dict[int, tuple[str, int, int]],
+        seen: set[str],
+        alignment: int,
+    ) -> TensorInfo:
+        """One tensor info, checked step by step: fetches bytes as needed, and names the
+        problem and its offset when there is one."""
+        at = self._pos
+        what = f"tensor info {index}"
+        name = self._name_text(f"the name of {what}", MAX_TENSOR_NAME_BYTES)
+        if name in seen:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: the tensor {name!r} appears twice", offset=at
+            )
+        dims_at = self._pos
+        n_dims = self._u32(f"the dimension count of tensor {name!r}")
+        if n_dims > MAX_DIMS:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: tensor {name!r} has {n_dims} dimensions "
+                f"(at most {MAX_DIMS})",
+                offset=dims_at,
+            )
+        shape: list[int] = []
+        n_elements = 1
+        for _ in range(n_dims):
+            dim_at = self._pos
+            dim = self._u64(f"the shape of tensor {name!r}")
+            n_elements *= dim
+            if dim > _INT64_MAX or n_elements > _INT64_MAX:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: tensor {name!r} has an absurd shape",
+                    offset=dim_at,
+                )
+            shape.append(dim)
+        type_at = self._pos
+        ggml_type = self._u32(f"the type of tensor {name!r}")
+        known = table.get(ggml_type)
+        if known is None:
+            raise GGUFFormatError(
+                f"{self._name} uses tensor type {ggml_type} for {name!r}, "
+                "which this version of the gguf package does not know",
+                offset=type_at,
+            )
+        type_name, block, block_bytes = known
+        if shape and shape[0] % block:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: tensor {name!r} has a first dimension of "
+                f"{shape[0]}, not a multiple of the {type_name} block size {block}",
+                offset=dims_at,
+            )
+        offset_at = self._pos
+        offset = self._u64(f"the data offset of tensor {name!r}")
+        if offset % alignment:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: tensor {name!r} starts at data offset {offset}, "
+                f"not a multiple of the alignment {alignment}",
+                offset=offset_at,
+            )
+        n_bytes = n_elements // block * block_bytes
+        return TensorInfo(name, tuple(shape), ggml_type, type_name, offset, n_bytes)
 
     def _check_tensor_bounds(self, tensors: tuple[TensorInfo, ...], data_offset: int) -> None:
         size = self._src.size

@@ -184,3 +184,43 @@ def test_overlong_text_is_summarised_only_when_it_would_outgrow_the_file(tmp_pat
         {"token_embd.weight": np.zeros((1000, 256), dtype=np.float32)},
     )
     assert read_gguf(big).metadata["general.description"] == text
+
+
+def _tensor_info(name: bytes, shape: tuple[int, ...], ggml_type: int, offset: int) -> bytes:
+    return (
+        struct.pack("<Q", len(name))
+        + name
+        + struct.pack(f"<I{len(shape)}QIQ", len(shape), *shape, ggml_type, offset)
+    )
+
+
+F32, Q4_0 = 0, 2
+_ARCH_KV = struct.pack("<Q", 20) + b"general.architecture" + struct.pack("<IQ", 8, 5) + b"llama"
+# (second tensor info, error message pattern, offset of the blamed bytes inside that info)
+_BAD_SECOND_TENSOR: dict[str, tuple[bytes, str, int]] = {
+    "duplicate name": (_tensor_info(b"a", (8,), F32, 32), "'a' appears twice", 0),
+    "five dimensions": (_tensor_info(b"b", (1, 1, 1, 1, 1), F32, 32), "5 dimensions", 9),
+    "first dimension not a whole block": (_tensor_info(b"b", (33,), Q4_0, 32), "block size", 9),
+    "data offset off the alignment": (_tensor_info(b"b", (8,), F32, 40), "alignment 32", 25),
+    "unknown type": (_tensor_info(b"b", (8,), 999, 32), "tensor type 999", 21),
+    "elements past int64": (_tensor_info(b"b", (2**40, 2**40, 0), F32, 32), "absurd shape", 21),
+    "dimension past int64": (_tensor_info(b"b", (0, 2**63), F32, 32), "absurd shape", 21),
+    "name not UTF-8": (_tensor_info(b"\xff\xfe", (8,), F32, 32), "not valid UTF-8", 0),
+    "name too long": (_tensor_info(b"n" * 64, (8,), F32, 32), "at most 63", 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_SECOND_TENSOR))
+def test_bad_tensor_info_in_a_complete_header(tmp_path: Path, case: str) -> None:
+    """The whole header is there (the reader's quick path sees it first); the error is still the
+    one sentence with the offset of the bad field, as for a header cut short."""
+    second, pattern, blamed = _BAD_SECOND_TENSOR[case]
+    head = b"GGUF" + struct.pack("<IQQ", 3, 2, 1) + _ARCH_KV + _tensor_info(b"a", (8,), F32, 0)
+    data = head + second
+    data += b"\0" * (-len(data) % 32 + 4096)  # padding and room for any tensor data
+    path = tmp_path / "bad-tensor.gguf"
+    path.write_bytes(data)
+    with pytest.raises(GGUFFormatError, match=pattern) as caught:
+        read_gguf(path)
+    assert caught.value.offset == len(head) + blamed
+    _assert_one_sentence(caught.value)
