@@ -121,6 +121,13 @@ class GGUFNotAModelError(GGUFFormatError):
     kind = "gguf.not_a_model"
 
 
+class GGUFSplitError(GGUFError):
+    """The parts of a split model do not add up: a part is missing, numbered wrongly, or the
+    tensor count differs from what the first part says; or a later part was given."""
+
+    kind = "gguf.split"
+
+
 class GGUFRemoteError(GGUFError):
     """A remote GGUF header could not be fetched (HTTP error, timeout, no connection)."""
 
@@ -174,7 +181,9 @@ class GGUFStringSummary:
 @dataclass(frozen=True)
 class TensorInfo:
     """One tensor as the header describes it. ``offset`` is relative to the data section
-    (``GGUFInfo.data_offset``); ``n_bytes`` is exact, from ``gguf.GGML_QUANT_SIZES``."""
+    (``GGUFInfo.data_offset``); ``n_bytes`` is exact, from ``gguf.GGML_QUANT_SIZES``. ``part``
+    is the index of the file that holds it in a split model (``GGUFInfo.parts``; 0 otherwise),
+    whose own data section ``offset`` is relative to."""
 
     name: str
     shape: tuple[int, ...]
@@ -182,6 +191,7 @@ class TensorInfo:
     type_name: str
     offset: int
     n_bytes: int
+    part: int = 0
 
     @property
     def n_elements(self) -> int:
