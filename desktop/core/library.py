@@ -25,11 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.core import paths
 from desktop.core.errors import CatalogError, GGUFError, LibraryError
+from desktop.core.hashing import sha256_file
 from desktop.core.library_files import (
     SPLIT_RE,
     copy_parts,
-    file_sha256,
-    part_tensors,
     split_parts,
     stat_parts,
 )
@@ -134,23 +133,17 @@ class _ScanState:
     hashed: int = 0
 
 
-@dataclass(frozen=True)
-class _ModelHeader:
-    info: GGUFInfo
-    n_params: int  # all parts together
-    tensor_bytes: int  # all parts together
-
-
 def _default_reader(path: Path) -> GGUFInfo:
-    from desktop.core.gguf import read_gguf
+    from desktop.core.gguf import read_gguf_split
 
-    return read_gguf(path)
+    return read_gguf_split(path)
 
 
 class Library:
     """The model library. Use as a context manager, or call :meth:`close`.
 
-    ``reader`` reads one GGUF header (default :func:`desktop.core.gguf.read_gguf`);
+    ``reader`` reads the GGUF headers of one model, given its file or the first part of a split
+    model (default :func:`desktop.core.gguf.read_gguf_split`, which reads every part);
     ``catalog`` is what files are matched against (default: the bundled catalog with the user's
     overlay, loaded when first needed); ``models_dir`` is where ``import --copy`` puts copies
     (default: the setting, else :func:`desktop.core.paths.models_dir`).
@@ -316,7 +309,7 @@ class Library:
         if state is not None:
             state.headers_read += 1
         try:
-            model = self._read_model(cand.parts)
+            info = self._reader(cand.parts[0])
         except GGUFError as exc:
             self._record_problem(cand, exc.message, stat, state=state, kind=exc.kind)
             return None
@@ -324,20 +317,9 @@ class Library:
             message = f"{cand.path} cannot be read: {exc.strerror or exc}."
             self._record_problem(cand, message, stat, state=state)
             return None
-        entry = self._build_entry(cand, model, stat, sha=cand.sha256, source=source, state=state)
+        entry = self._build_entry(cand, info, stat, sha=cand.sha256, source=source, state=state)
         self._store.put_entry(entry, real_path=cand.real_path)
         return entry
-
-    def _read_model(self, parts: tuple[Path, ...]) -> _ModelHeader:
-        """The first part's header; for a split model, plus the tensors of the other parts
-        (their headers hold only ``split.*`` keys and tensor infos)."""
-        info = self._reader(parts[0])
-        n_params, tensor_bytes = info.arch.n_params, info.tensor_bytes
-        for part in parts[1:]:
-            more_params, more_bytes = part_tensors(part)
-            n_params += more_params
-            tensor_bytes += more_bytes
-        return _ModelHeader(info, n_params, tensor_bytes)
 
     def _record_problem(
         self,
@@ -359,7 +341,7 @@ class Library:
     def _build_entry(
         self,
         cand: Candidate,
-        model: _ModelHeader,
+        info: GGUFInfo,
         stat: tuple[int, int],
         *,
         sha: str | None,
@@ -368,13 +350,12 @@ class Library:
     ) -> LibraryEntry:
         size, mtime_ns = stat
         now = state.now if state is not None else time.time()
-        info = model.info
         names = tuple(n for n in (info.name, cand.name, cand.repo_id) if n)
         first_size = size if len(cand.parts) == 1 else os.stat(cand.parts[0]).st_size
         facts = FileFacts(
             file_name=cand.path.name,
             architecture=info.arch.architecture,
-            n_params=model.n_params,
+            n_params=info.arch.n_params,
             quant=info.quant,
             size_bytes=size,
             first_file_bytes=first_size,
@@ -388,7 +369,7 @@ class Library:
             def hasher() -> str:
                 if state is not None:
                     state.hashed += 1
-                return file_sha256(cand.path)
+                return sha256_file(cand.path)
 
             match, sha = match_file(catalog, facts, hasher)
         family = (
@@ -405,12 +386,12 @@ class Library:
             mtime_ns=mtime_ns,
             architecture=info.arch.architecture,
             family=family,
-            n_params=model.n_params,
+            n_params=info.arch.n_params,
             quant=info.quant,
             file_type=info.file_type,
             n_ctx_train=info.arch.n_ctx_train,
             has_chat_template=info.has_chat_template,
-            tensor_bytes=model.tensor_bytes,
+            tensor_bytes=info.tensor_bytes,
             general_name=info.name,
             repo_id=cand.repo_id,
             layout_name=cand.name,
@@ -461,11 +442,11 @@ class Library:
             )
         parts = split_parts(src)
         try:
-            model = self._read_model(parts)  # a broken file raises the reader's GGUFError
+            info = self._reader(parts[0])  # a broken file raises the reader's GGUFError
             if copy:
                 dest_parts, sha = copy_parts(parts, self.models_dir / IMPORTED_SUBDIR)
             else:
-                dest_parts, sha = parts, file_sha256(src)
+                dest_parts, sha = parts, sha256_file(src)
             size, mtime_ns = stat_parts(dest_parts)
         except OSError as exc:
             raise LibraryError(
@@ -474,7 +455,7 @@ class Library:
         real = dest_parts[0].resolve()
         cand = Candidate(dest_parts[0], "imported", real, dest_parts)
         entry = self._build_entry(
-            cand, model, (size, mtime_ns), sha=sha, source="imported", state=None
+            cand, info, (size, mtime_ns), sha=sha, source="imported", state=None
         )
         with self._store.transaction():
             self._store.put_entry(entry, real_path=real)
@@ -510,7 +491,7 @@ class Library:
                 if read is None:
                     raise LibraryError(f"{entry.path} is no longer a usable GGUF model.")
             return self.ensure_sha256(path)
-        sha = file_sha256(entry.path)
+        sha = sha256_file(entry.path)
         catalog = self._get_catalog()
         match = None
         if catalog is not None:

@@ -1,7 +1,8 @@
-"""File-level helpers of the library: hashing, copying, split parts, a split model's tensors.
+"""File-level helpers of the library: copying, split parts.
 
 Split models are published as ``<stem>-00001-of-0000N.gguf`` parts; the first part's header
-holds the metadata and the later parts' headers only ``split.*`` keys and their tensor infos.
+holds the metadata and the later parts' headers only ``split.*`` keys and their tensor infos
+(:func:`desktop.core.gguf.read_gguf_split` reads them all).
 """
 
 from __future__ import annotations
@@ -13,20 +14,11 @@ import re
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
 
 from desktop.core.errors import LibraryError
+from desktop.core.hashing import HASH_BLOCK, sha256_file
 
 SPLIT_RE = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
-_CHUNK = 4 * 1024 * 1024
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def stat_parts(parts: Sequence[Path]) -> tuple[int, int]:
@@ -40,36 +32,11 @@ def stat_parts(parts: Sequence[Path]) -> tuple[int, int]:
     return size, mtime
 
 
-class _PartSource:
-    """A local file as a :class:`desktop.core.gguf_format.ByteSource`."""
-
-    def __init__(self, handle: BinaryIO, size: int) -> None:
-        self._handle = handle
-        self._size = size
-
-    @property
-    def size(self) -> int | None:
-        return self._size
-
-    def read(self, offset: int, length: int) -> bytes:
-        self._handle.seek(offset)
-        return self._handle.read(length)
-
-
-def part_tensors(part: Path) -> tuple[int, int]:
-    """(parameters, tensor bytes) in one later part of a split model, from its header."""
-    from desktop.core.gguf_format import parse_header
-
-    with part.open("rb") as handle:
-        raw = parse_header(_PartSource(handle, os.fstat(handle.fileno()).st_size), part.name)
-    return sum(t.n_elements for t in raw.tensors), sum(t.n_bytes for t in raw.tensors)
-
-
 def copy_file(src: Path, dest: Path) -> str:
     """Copy ``src`` to a new file ``dest`` (flushed to disk); returns the sha256 of the bytes."""
     digest = hashlib.sha256()
     with src.open("rb") as fin, dest.open("xb") as fout:
-        while chunk := fin.read(_CHUNK):
+        while chunk := fin.read(HASH_BLOCK):
             digest.update(chunk)
             fout.write(chunk)
         fout.flush()
@@ -122,7 +89,7 @@ def copy_parts(parts: tuple[Path, ...], dest_dir: Path) -> tuple[tuple[Path, ...
             continue
         if not src.samefile(dest):
             same = dest.stat().st_size == src.stat().st_size and (
-                file_sha256(dest) == file_sha256(src)
+                sha256_file(dest) == sha256_file(src)
             )
             if not same:
                 raise LibraryError(
@@ -152,5 +119,5 @@ def copy_parts(parts: tuple[Path, ...], dest_dir: Path) -> tuple[tuple[Path, ...
             kind="library.copy_failed",
         ) from exc
     if first_sha is None:
-        first_sha = file_sha256(dests[0])
+        first_sha = sha256_file(dests[0])
     return dests, first_sha

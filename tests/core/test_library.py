@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from desktop.core.errors import LibraryError, ScoutError
-from desktop.core.gguf import GGUFInfo, read_gguf
+from desktop.core.gguf import GGUFInfo, read_gguf, read_gguf_split
 from desktop.core.library import Library
 from desktop.core.library_sources import ScanRoot
 from desktop.core.library_store import SCHEMA_VERSION
@@ -70,14 +70,14 @@ def link(src: Path, dest: Path) -> Path:
 
 
 class CountingReader:
-    """The real reader, counting which files it opened."""
+    """The real reader, counting which models it opened."""
 
     def __init__(self) -> None:
         self.paths: list[Path] = []
 
     def __call__(self, path: Path) -> GGUFInfo:
         self.paths.append(path)
-        return read_gguf(path)
+        return read_gguf_split(path)
 
 
 @pytest.fixture(scope="session")
@@ -177,6 +177,27 @@ def test_every_kind_of_broken_file_is_a_problem_never_a_crash(tmp_path: Path) ->
     assert [e.path.name for e in entries] == ["fine.gguf"]
     assert sorted(p.path for p in report.problems) == sorted(broken.values())
     assert all(p.message and p.kind.startswith("gguf") for p in report.problems)
+
+
+def test_split_model_whose_parts_do_not_fit_together_is_a_problem(tmp_path: Path) -> None:
+    folder = tmp_path / "f"
+    write_tiny(folder / "tiny.gguf", split_max_tensors=2)  # 2 parts
+    write_tiny(tmp_path / "other" / "tiny.gguf", split_max_tensors=1)  # 3 parts
+    part_2 = folder / "tiny-00002-of-00002.gguf"
+    part_2.write_bytes((tmp_path / "other" / "tiny-00002-of-00003.gguf").read_bytes())
+    reader = CountingReader()
+    with open_library(tmp_path, reader) as library:
+        report = library.scan([ScanRoot("folder", folder)])
+        problems = library.problems()
+
+    assert reader.paths == [folder / "tiny-00001-of-00002.gguf"]  # one read for the model
+    assert report.headers_read == 1
+    assert report.added == ()
+    (problem,) = problems
+    assert problem.path == folder / "tiny-00001-of-00002.gguf"
+    assert problem.kind == "gguf.split"
+    assert "tiny-00002-of-00002.gguf should be part 2 of 2" in problem.message
+    assert "says part 2 of 3" in problem.message
 
 
 def test_rescan_skips_unchanged_files_and_rereads_changed_ones(
