@@ -49,8 +49,8 @@ from desktop.core.gguf_format import (
     GGUFVersionError,
     RawHeader,
     TensorInfo,
-    parse_header,
 )
+from desktop.core.gguf_parse import parse_header
 from desktop.core.modelinfo import ModelArch
 
 __all__ = [

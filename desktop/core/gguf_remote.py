@@ -21,7 +21,8 @@ from collections.abc import Callable
 from email.message import Message
 from typing import IO, Any
 
-from desktop.core.gguf_format import GGUFRemoteError, RawHeader, parse_header
+from desktop.core.gguf_format import GGUFRemoteError, RawHeader
+from desktop.core.gguf_parse import parse_header
 
 log = logging.getLogger(__name__)
 
