@@ -51,6 +51,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from desktop.core.hashing import sha256_file
+
 # Suffixes the Hub stores through LFS by default (.gitattributes of a new repo).
 LFS_SUFFIXES = (".gguf", ".safetensors", ".bin", ".pt", ".pth", ".onnx", ".h5", ".msgpack")
 _SEND_PIECE = 64 * 1024
@@ -140,14 +142,6 @@ def blob(n: int, seed: int = 0) -> bytes:
         out += hashlib.sha256(b"%d-%d" % (seed, counter)).digest()
         counter += 1
     return bytes(out[:n])
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(4 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 class _Server(ThreadingHTTPServer):
@@ -273,7 +267,7 @@ class FakeHub:
         else:
             assert source is not None
             size = source.stat().st_size
-            digest = sha256 or file_sha256(source)
+            digest = sha256 or sha256_file(source)
         is_lfs = path.endswith(LFS_SUFFIXES) if lfs is None else lfs
         hub_file = HubFile(path=path, size=size, sha256=digest, git_sha1="", lfs=is_lfs)
         hub_file.content = content

@@ -97,10 +97,10 @@ class Prediction:
 def read_header(path: Path) -> GGUFInfo | None:
     """The GGUF header of ``path``; None when our reader cannot read it (the run still goes on:
     llama.cpp loaded the file)."""
-    from desktop.core.gguf import read_gguf
+    from desktop.core.gguf import read_gguf_split
 
     try:
-        return read_gguf(path)
+        return read_gguf_split(path)
     except (ScoutError, OSError) as exc:
         log.info("cannot read the GGUF header of %s: %s", path, exc)
         return None

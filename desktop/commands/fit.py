@@ -94,11 +94,11 @@ def run_fit(args: argparse.Namespace) -> int:
 
 def resolve_target(text: str, models_dir: Path | None = None) -> FitTarget:
     """A local GGUF path, or a catalog variant (its installed file's header when present)."""
-    from desktop.core.gguf import read_gguf
+    from desktop.core.gguf import read_gguf_split
 
     path = Path(text).expanduser()
     if text.lower().endswith(".gguf") or path.exists():
-        return FitTarget.from_gguf(read_gguf(path))
+        return FitTarget.from_gguf(read_gguf_split(path))
     from desktop.core.catalog import load_catalog_safe
 
     catalog, errors = load_catalog_safe()
@@ -112,7 +112,7 @@ def resolve_target(text: str, models_dir: Path | None = None) -> FitTarget:
     if variant.format == "gguf":
         local = _installed_file(variant, models_dir)
         if local is not None:
-            exact = FitTarget.from_gguf(read_gguf(local))
+            exact = FitTarget.from_gguf(read_gguf_split(local))
             # Keep the catalog's label and variant so the disk check knows it is installed.
             from dataclasses import replace
 

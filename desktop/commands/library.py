@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.commands.common import add_json_argument
+from desktop.commands.output import emit_json, human_bytes, human_params, print_table
 from desktop.core.library import Library, LibraryEntry, LibraryProblem, ScanReport
 from desktop.core.library_sources import ScanRoot, scan_roots
 from desktop.core.settings import load_settings, update_settings
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="remember a folder of GGUF files and scan it (may be repeated)",
     )
-    library.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_argument(library)
     library.set_defaults(handler=run_library)
 
     imp = subparsers.add_parser(
@@ -51,7 +52,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="copy the file into the models folder instead of referencing it",
     )
-    imp.add_argument("--json", action="store_true", help="print one JSON document")
+    add_json_argument(imp)
     imp.set_defaults(handler=run_import)
 
 
@@ -124,7 +125,7 @@ def run_import(args: argparse.Namespace) -> int:
     action = "Copied" if args.copy else "Imported"
     sys.stdout.write(f"{action} {entry.display_name} -> {entry.path}\n")
     sys.stdout.write(
-        f"  {entry.family}, {format_params(entry.n_params)} parameters, "
+        f"  {entry.family}, {human_params(entry.n_params)} parameters, "
         f"{entry.quant or 'unknown quant'}, context {entry.n_ctx_train}, "
         f"{human_bytes(entry.size_bytes)}, "
         f"{'with' if entry.has_chat_template else 'no'} chat template\n"
@@ -136,17 +137,6 @@ def run_import(args: argparse.Namespace) -> int:
     if entry.sha256:
         sys.stdout.write(f"  sha256: {entry.sha256}\n")
     return 0
-
-
-def format_params(n: int) -> str:
-    """135_000_000 -> '135M', 7_615_616_512 -> '7.6B'."""
-    if n <= 0:
-        return "-"
-    if n >= 1_000_000_000:
-        return f"{n / 1e9:.1f}B"
-    if n >= 1_000_000:
-        return f"{n / 1e6:.0f}M"
-    return f"{n / 1e3:.0f}K"
 
 
 def _scan_summary(report: ScanReport) -> str:
@@ -165,7 +155,7 @@ def _print_entries(entries: list[LibraryEntry]) -> None:
             [
                 e.display_name,
                 e.family,
-                format_params(e.n_params),
+                human_params(e.n_params),
                 e.quant,
                 e.n_ctx_train,
                 human_bytes(e.size_bytes),

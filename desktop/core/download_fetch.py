@@ -46,12 +46,12 @@ from desktop.core.download_files import (
     discard_partial,
     git_blob_sha1,
     partial_lock,
-    sha256_file,
     usable_partial,
     write_json,
     write_record,
 )
 from desktop.core.errors import DownloadError
+from desktop.core.hashing import HASH_BLOCK, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,6 @@ log = logging.getLogger(__name__)
 # between chunks, which would mean one update per 50 s on a 200 kB/s line. 64 KiB keeps them
 # prompt at no measurable cost (benchmarks/download_throughput.py).
 CHUNK_SIZE = 64 * 1024
-_HASH_BLOCK = 4 << 20
 
 
 class StopTransfer(Exception):
@@ -176,7 +175,7 @@ class _HashingWriter:
             with path.open("rb") as src:
                 remaining = existing
                 while remaining > 0:
-                    block = src.read(min(_HASH_BLOCK, remaining))
+                    block = src.read(min(HASH_BLOCK, remaining))
                     if not block:
                         self._failed = True
                         break

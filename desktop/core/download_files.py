@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.core.hashing import HASH_BLOCK, sha256_file
+
 log = logging.getLogger(__name__)
 
-_HASH_BLOCK = 4 << 20
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _SHA1 = re.compile(r"[0-9a-f]{40}")
 
@@ -188,19 +189,11 @@ def write_record(plan: FilePlan, remote: RemoteFile, digest: str, against: str) 
     return stat
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(_HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def git_blob_sha1(path: Path) -> str:
     digest = hashlib.sha1(usedforsecurity=False)
     digest.update(b"blob %d\0" % path.stat().st_size)
     with path.open("rb") as f:
-        while block := f.read(_HASH_BLOCK):
+        while block := f.read(HASH_BLOCK):
             digest.update(block)
     return digest.hexdigest()
 

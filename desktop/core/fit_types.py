@@ -151,7 +151,7 @@ class FitTarget:
             if type_name:
                 key = (type_name, multiple)
                 types[key] = types.get(key, 0) + n_bytes
-        ordered = sorted(info.tensors, key=lambda t: t.offset)
+        ordered = sorted(info.tensors, key=lambda t: (t.part, t.offset))
         edge = [_edge_entry(t.name, t.type_name, t.shape, t.n_bytes) for t in ordered]
         return cls(
             label=info.name or Path(info.source).name,
