@@ -389,6 +389,25 @@ def test_a_prompt_longer_than_the_context_is_a_clear_error_not_a_hang(
 # --------------------------------------------------------------------------- memory
 
 
+def test_a_tiny_context_reports_overflow_instead_of_failing_inside_llama_cpp_python(
+    smollm2_path: Path,
+) -> None:
+    """llama.cpp rounds n_ctx 16 up, llama-cpp-python's buffers do not: the smaller one counts."""
+    client, loaded, _ = _started(smollm2_path, n_ctx=16)
+    try:
+        assert loaded.n_ctx == 16
+        error = client.generate(prompt="word " * 20, params=p.SamplingParams(max_tokens=4)).wait(
+            TIMEOUT
+        )
+        assert isinstance(error, p.Error)
+        assert error.kind == "context_overflow"
+        assert "the context holds 16" in error.message
+        done = _done(client.generate(prompt="Hi", params=p.SamplingParams(max_tokens=64)))
+        assert done.generated_tokens <= 16 - done.prompt_tokens
+    finally:
+        client.close()
+
+
 def test_memory_is_sampled_and_attributed_to_the_worker(
     smol: tuple[EngineClient, p.Loaded, Request],
 ) -> None:

@@ -243,7 +243,7 @@ class Worker:
                 n_params=int(llm._model.n_params()),
                 model_size_bytes=int(llm._model.size()),
                 n_layer=int(lc.llama_model_n_layer(llm.model)),
-                n_ctx=int(llm.n_ctx()),
+                n_ctx=_usable_ctx(llm),
                 n_ctx_train=int(lc.llama_model_n_ctx_train(llm.model)),
                 n_vocab=int(llm.n_vocab()),
                 n_threads=int(lc.llama_n_threads(llm.ctx)),
@@ -299,7 +299,7 @@ class Worker:
         except TemplateError as exc:
             self.send(p.Error(cmd.id, "invalid_request", str(exc)))
             return
-        n_ctx = int(llm.n_ctx())
+        n_ctx = _usable_ctx(llm)
         if not tokens:
             self.send(p.Error(cmd.id, "invalid_request", "The prompt is empty."))
             return
@@ -510,6 +510,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ready_sent.set()
     worker.run()
     return 0
+
+
+def _usable_ctx(llm: Any) -> int:
+    """The context a request may fill. llama.cpp can round a small n_ctx up (16 -> 256), but
+    llama-cpp-python sizes its token buffer by the n_ctx it was asked for: the smaller wins."""
+    return min(int(llm.n_ctx()), len(llm.input_ids))
 
 
 if __name__ == "__main__":
