@@ -122,18 +122,19 @@ def load_catalog_safe(
     bundled = bundled if bundled is not None else paths.bundled_catalog_path()
     user = user if user is not None else paths.user_catalog_path()
     refreshed = refreshed if refreshed is not None else refresh_overlay_path()
+    # Errors go back to the caller, who shows them once; the log file keeps them too.
     errors: list[CatalogError] = []
     try:
         document = check_document(read_json(bundled), bundled)
     except CatalogError as exc:
-        log.error("%s", exc)
+        log.info("%s", exc)
         return Catalog(models=()), [exc]
     sources = [str(bundled)]
     facts = RefreshFacts()
     try:
         facts = _read_refresh(refreshed) if with_refresh else RefreshFacts()
     except CatalogError as exc:
-        log.warning("%s", exc)
+        log.info("%s", exc)
         errors.append(exc)
     if facts:
         apply_refresh(document, facts)
@@ -143,7 +144,7 @@ def load_catalog_safe(
             document = _merge_user(document, user, facts)
             sources.append(str(user))
         except CatalogError as exc:
-            log.warning("%s", exc)
+            log.info("%s", exc)
             errors.append(exc)
     return build_catalog(document, sources), errors
 
