@@ -68,7 +68,8 @@ def resolve_model(spec: str) -> Path:
         if found is not None:
             return found
         raise ModelNotFound(
-            f"The catalog variant {spec} is not downloaded; run `llm-scout download {spec}` first."
+            f"The catalog variant {spec} is neither downloaded nor in the library; run "
+            f"`llm-scout download {spec}` or `llm-scout import FILE` first."
         )
     raise ModelNotFound(f"{spec} is neither a model file nor a catalog variant id (model:QUANT).")
 
@@ -83,7 +84,20 @@ def _installed_variant(variant_id: str) -> Path | None:
             f"{variant_id} is an {variant.format.upper()} variant; llama.cpp runs GGUF files only.",
             kind="engine.unsupported_format",
         )
-    return installed_path(variant)
+    return installed_path(variant) or _library_variant(variant_id)
+
+
+def _library_variant(variant_id: str) -> Path | None:
+    """A file the library matched to the variant (imported, or found in another app's folder)."""
+    from desktop.core.library import Library, default_db_path
+
+    if not default_db_path().is_file():
+        return None  # never create a library just to look something up
+    with Library() as library:
+        for entry in library.entries(include_missing=False):
+            if entry.variant_id == variant_id and entry.path.is_file():
+                return entry.path
+    return None
 
 
 @dataclass(frozen=True)

@@ -87,12 +87,31 @@ def test_run_reports_that_gpu_offload_is_unavailable(
     assert json.loads(out)["vram_peak_bytes"] is None
 
 
+def test_run_finds_a_catalog_variant_the_library_imported(
+    smollm2_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    variant = "smollm2-135m-instruct:Q4_1"
+    argv = ["run", variant, "--prompt", "Hi", "--max-tokens", "4", "--ctx", "256", "--json"]
+    assert main(argv) == 1
+    assert "neither downloaded nor in the library" in capsys.readouterr().err
+    copy = tmp_path / "elsewhere" / smollm2_path.name
+    copy.parent.mkdir()
+    os.link(smollm2_path, copy)
+    assert main(["import", str(copy)]) == 0
+    capsys.readouterr()
+    assert main(argv) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["generated_tokens"] > 0
+    copy.unlink()  # gone from disk: the library entry no longer counts
+    assert main(argv) == 1
+    assert "neither downloaded nor in the library" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("argv", "code", "words"),
     [
         (["run", "/no/such/model.gguf", "--prompt", "hi"], 1, "does not exist"),
         (["run", "no-such-thing", "--prompt", "hi"], 1, "neither a model file"),
-        (["run", "qwen2.5-0.5b-instruct:Q4_K_M", "--prompt", "hi"], 1, "not downloaded"),
+        (["run", "qwen2.5-0.5b-instruct:Q4_K_M", "--prompt", "hi"], 1, "neither downloaded nor"),
         (["run", "qwen2.5-0.5b-instruct:AWQ", "--prompt", "hi"], 1, "GGUF files only"),
         (["run", "smollm2", "--chat", "--json"], 2, "--json works with --prompt"),
         (["run", "smollm2", "--prompt", "hi", "--template", "nope"], 1, "no chat template"),
