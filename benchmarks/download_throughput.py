@@ -43,8 +43,9 @@ if str(ROOT) not in sys.path:
 
 from benchmarks._common import median, print_markdown_table  # noqa: E402
 from desktop.core.download import RetryPolicy, download, request_for_files  # noqa: E402
-from desktop.core.download_fetch import CHUNK_SIZE  # noqa: E402
-from tests.hubserver import FakeHub, Fault  # noqa: E402
+from desktop.core.download.fetch import CHUNK_SIZE  # noqa: E402
+from desktop.core.hub import Hub  # noqa: E402
+from tests.fixtures.hubserver import FakeHub, Fault  # noqa: E402
 
 REPO = "bench/Throughput-GGUF"
 FILE = "throughput.Q4_K_M.gguf"
@@ -70,7 +71,7 @@ def write_source(path: Path, size: int) -> str:
 def start_server(
     source: Path, sha256: str, rate_bps: float | None
 ) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "tests.hubserver", "--file", REPO, FILE, str(source)]
+    command = [sys.executable, "-m", "tests.fixtures.hubserver", "--file", REPO, FILE, str(source)]
     command += ["--sha256", sha256]
     if rate_bps:
         command += ["--rate-bps", str(rate_bps)]
@@ -96,7 +97,7 @@ def run_app(endpoint: str, url: str, work: Path, size: int) -> float:
     del url
     began = time.perf_counter()
     result = download(
-        request_for_files(REPO, [FILE]), models_dir=work / "models", endpoint=endpoint, token=""
+        request_for_files(REPO, [FILE]), models_dir=work / "models", hub=Hub(endpoint)
     )
     elapsed = time.perf_counter() - began
     assert result.files[0].size == size
@@ -210,8 +211,7 @@ def resume_cost(source: Path, sha256: str, work: Path, size: int) -> list[list[o
             result = download(
                 request_for_files(REPO, [FILE]),
                 models_dir=models,
-                endpoint=hub.url,
-                token="",
+                hub=Hub(hub.url),
                 retry=RetryPolicy(base_delay_s=0.1),
             )
             served = hub.bytes_sent(REPO, FILE)

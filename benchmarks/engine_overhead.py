@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import median, print_markdown_table
 from desktop.core import demo
+from desktop.core.engine import EngineClient
 from desktop.core.engine import protocol as p
-from desktop.core.engine.client import EngineClient
 from desktop.core.engine.worker_support import physical_cores
 
 N_CTX = 1024

@@ -29,7 +29,7 @@ from benchmarks._common import median, print_markdown_table  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.fit import FitResult, FitTarget, estimate  # noqa: E402
 from desktop.core.gguf import read_gguf  # noqa: E402
-from desktop.core.hardware.profile import HardwareProfile  # noqa: E402
+from desktop.core.hardware import HardwareProfile  # noqa: E402
 
 CONTEXTS = (512, 2048, 8192, 32768)
 MEASURE = ROOT / "benchmarks" / "_measure_memory.py"
@@ -171,8 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     contexts = (512, 2048) if args.quick else tuple(args.ctx)
 
-    from desktop.core.hardware.bandwidth import cpu_bandwidth_gbps
-    from desktop.core.hardware.probe import probe
+    from desktop.core.hardware import cpu_bandwidth_gbps, probe
 
     profile = probe()
     if profile.cpu.memory_bandwidth_gbps is None:

@@ -32,9 +32,8 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="hw-probe-bench-") as home:
         os.environ["LLM_SCOUT_HOME"] = home  # a clean cache: the first run measures bandwidth
-        from desktop.core.hardware.bandwidth import cpu_bandwidth_gbps
+        from desktop.core.hardware import cpu_bandwidth_gbps, probe
         from desktop.core.hardware.cpu import probe_cpu
-        from desktop.core.hardware.probe import probe
 
         start = time.perf_counter()
         cold_profile = probe()

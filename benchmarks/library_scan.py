@@ -44,8 +44,7 @@ if str(ROOT) not in sys.path:
 from benchmarks._common import median, print_markdown_table  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.gguf import read_gguf, read_gguf_split  # noqa: E402
-from desktop.core.library import Library  # noqa: E402
-from desktop.core.library_sources import ScanRoot  # noqa: E402
+from desktop.core.library import Library, ScanRoot  # noqa: E402
 
 TARGET_S = 1.0
 BASELINE_PACKAGE = "baseline_desktop"

@@ -1,8 +1,8 @@
-"""`python -m desktop` runs the CLI (and, in a frozen build, the engine worker)."""
+"""`python -m desktop` runs the app as the ``llm-scout`` executable does (worker flag included)."""
 
 import sys
 
-from desktop.cli import main
+from desktop.entry import main
 
 if __name__ == "__main__":
     sys.exit(main())

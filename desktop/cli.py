@@ -9,32 +9,17 @@ errors and 1 for failures. Commands live in ``desktop/commands/`` (one module ea
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from desktop import __version__
+from desktop.commands import bench, catalog, download, fit, hw, library, run
 from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
-COMMAND_MODULES = (
-    "hw",
-    "catalog",
-    "fit",
-    "run",
-    "bench",
-    "download",
-    "library",
-)
-
-WORKER_FLAG = "--engine-worker"
-
-
-# Bad arguments found after parsing (exit code 2). Defined in the core so that a second copy of
-# this module (``python -m desktop.cli``) still catches it.
-CliUsageError = UsageError
+COMMANDS = (hw, catalog, fit, run, bench, download, library)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,13 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"llm-scout {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"desktop.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"desktop.commands.{name}":
-                continue  # command not built yet
-            raise
+    for module in COMMANDS:
         module.register(sub)
     return parser
 
@@ -63,10 +42,6 @@ def _default_command() -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:1] == [WORKER_FLAG]:
-        # A frozen build has no `python -m`: the executable itself becomes the engine worker.
-        worker = importlib.import_module("desktop.core.engine.worker")
-        return int(worker.main(args_list[1:]))
     if not args_list:
         args_list = _default_command()
     parser = build_parser()

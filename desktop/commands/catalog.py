@@ -13,26 +13,18 @@ import argparse
 import sys
 from typing import Any
 
-from desktop.commands.common import (
-    add_json_argument,
-    add_profile_argument,
-    load_profile_arg,
-    warn_catalog_errors,
-)
+from desktop.commands.common import add_json_argument, add_profile_argument, workspace
 from desktop.commands.output import emit_json, human_bytes, human_params, print_table
 from desktop.core.catalog import (
     VARIANT_SORT_KEYS,
-    Catalog,
     CatalogModel,
-    Variant,
+    RepoReport,
     filter_variants,
-    load_catalog_safe,
+    refresh_catalog,
     sort_variants,
 )
-from desktop.core.errors import ScoutError
-from desktop.core.hardware.profile import HardwareProfile
-
-FIT_OK = ("gpu", "partial", "cpu")
+from desktop.core.errors import UsageError
+from desktop.core.fit import CatalogEstimator, FitRow
 
 
 def register(subparsers: Any) -> None:
@@ -93,25 +85,16 @@ def register(subparsers: Any) -> None:
 # --- listing -------------------------------------------------------------------------------
 
 
-def _load() -> Catalog:
-    catalog, errors = load_catalog_safe()
-    if errors and not catalog.models:
-        raise errors[0]
-    warn_catalog_errors(errors)
-    return catalog
-
-
 def run_catalog(args: argparse.Namespace) -> int:
-    from desktop.cli import CliUsageError
-
     if args.ctx is not None and args.ctx < 1:
-        raise CliUsageError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
-    catalog = _load()
+        raise UsageError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
+    ws = workspace()
+    catalog = ws.catalog
     families = [f for f in (args.family or "").split(",") if f.strip()] or None
     if families:
         unknown = sorted({f.strip().lower() for f in families} - set(catalog.families))
         if unknown:
-            raise CliUsageError(
+            raise UsageError(
                 f"Unknown family {', '.join(unknown)}; the catalog has "
                 f"{', '.join(catalog.families)}."
             )
@@ -125,11 +108,12 @@ def run_catalog(args: argparse.Namespace) -> int:
         quant=args.quant,
     )
     pairs = sort_variants(pairs, args.sort)
-    profile, profile_name = load_profile_arg(args.profile)
-    n_ctx = args.ctx or _default_ctx()
-    rows = [(m, v, _estimate(m, v, profile, n_ctx)) for m, v in pairs]
+    profile, profile_name = ws.profile(args.profile)
+    n_ctx = args.ctx or ws.settings.default_ctx
+    estimator = CatalogEstimator(ws.resolver.fit_targets(pairs), profile, models_dir=ws.models_dir)
+    rows = estimator.estimate(n_ctx)
     if args.fits:
-        rows = [r for r in rows if r[2] is not None and r[2]["verdict"] in FIT_OK]
+        rows = [r for r in rows if r.fits]
     if args.json:
         emit_json(
             {
@@ -137,7 +121,7 @@ def run_catalog(args: argparse.Namespace) -> int:
                 "n_ctx": n_ctx,
                 "sources": list(catalog.sources),
                 "count": len(rows),
-                "variants": [_variant_json(m, v, fit) for m, v, fit in rows],
+                "variants": [row.to_dict() for row in rows],
             }
         )
         return 0
@@ -146,16 +130,17 @@ def run_catalog(args: argparse.Namespace) -> int:
         ("id", "params", "quant", "size", "verdict", "est. tok/s", "licence", "zh"),
         [
             (
-                v.id,
-                _params(m),
-                v.quant,
-                human_bytes(v.size_bytes) + ("" if v.verified else "~"),
-                _verdict_text(fit),
-                None if fit is None else fit["tokens_per_s"],
-                m.license.name + ("" if m.license.commercial_use else " (non-commercial)"),
-                "yes" if m.supports_chinese else "",
+                row.variant.id,
+                _params(row.model),
+                row.variant.quant,
+                human_bytes(row.variant.size_bytes) + ("" if row.variant.verified else "~"),
+                _verdict_text(row),
+                None if row.result is None else row.result.tokens_per_s,
+                row.model.license.name
+                + ("" if row.model.license.commercial_use else " (non-commercial)"),
+                "yes" if row.model.supports_chinese else "",
             )
-            for m, v, fit in rows
+            for row in rows
         ],
     )
     sys.stdout.write(
@@ -165,40 +150,13 @@ def run_catalog(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_ctx() -> int:
-    from desktop.core.settings import load_settings
-
-    return load_settings().default_ctx
-
-
-def _estimate(
-    model: CatalogModel, variant: Variant, profile: HardwareProfile, n_ctx: int
-) -> dict[str, Any] | None:
-    from desktop.core.fit import FitTarget, estimate
-
-    try:
-        result = estimate(FitTarget.from_variant(model, variant), profile, n_ctx=n_ctx)
-    except ScoutError:
-        return None
-    speed = result.tokens_per_s
-    return {
-        "verdict": result.verdict,
-        "n_gpu_layers": result.n_gpu_layers,
-        "n_layers": result.n_layers,
-        "ram_bytes": result.ram_bytes,
-        "vram_bytes": result.vram_bytes,
-        "tokens_per_s": None if speed is None else round(speed, 1),
-        "max_ctx": result.max_ctx,
-        "fits_disk": result.fits_disk,
-    }
-
-
-def _verdict_text(fit: dict[str, Any] | None) -> str:
+def _verdict_text(row: FitRow) -> str:
+    fit = row.result
     if fit is None:
         return "?"
-    if fit["verdict"] == "partial":
-        return f"partial {fit['n_gpu_layers']}/{fit['n_layers']}"
-    return str(fit["verdict"])
+    if fit.verdict == "partial":
+        return f"partial {fit.n_gpu_layers}/{fit.n_layers}"
+    return str(fit.verdict)
 
 
 def _params(model: CatalogModel) -> str:
@@ -208,55 +166,17 @@ def _params(model: CatalogModel) -> str:
     return text
 
 
-def _variant_json(
-    model: CatalogModel, variant: Variant, fit: dict[str, Any] | None
-) -> dict[str, Any]:
-    return {
-        "id": variant.id,
-        "model_id": model.id,
-        "family": model.family,
-        "name": model.name,
-        "n_params": model.n_params,
-        "n_params_active": model.n_params_active,
-        "context_length": model.context_length,
-        "format": variant.format,
-        "quant": variant.quant,
-        "repo": variant.repo,
-        "gated": variant.gated,
-        "size_bytes": variant.size_bytes,
-        "verified": variant.verified,
-        "files": [
-            {
-                "name": f.name,
-                "size_bytes": f.size_bytes,
-                "sha256": f.sha256,
-                "verified": f.verified,
-            }
-            for f in variant.files
-        ],
-        "license": {
-            "name": model.license.name,
-            "commercial_use": model.license.commercial_use,
-            "url": model.license.url,
-        },
-        "languages": list(model.languages),
-        "zh": model.supports_chinese,
-        "description": model.description,
-        "fit": fit,
-    }
-
-
 # --- refresh -------------------------------------------------------------------------------
 
 
 def run_refresh(args: argparse.Namespace) -> int:
-    from desktop.core.catalog_refresh import RepoReport, refresh_catalog
+    ws = workspace(with_demos=False)
 
     def progress(report: RepoReport) -> None:
         if not args.json:
             sys.stderr.write(f"  {report.repo}: {report.status}\n")
 
-    report = refresh_catalog(model_ids=args.model, endpoint=args.endpoint, on_repo=progress)
+    report = refresh_catalog(ws.hub(args.endpoint), model_ids=args.model, on_repo=progress)
     if args.json:
         emit_json(report.to_dict())
     else:

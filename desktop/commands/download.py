@@ -17,17 +17,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.common import add_json_argument
+from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.core.catalog import Catalog
 from desktop.core.download import (
     DownloadProgress,
     DownloadRequest,
-    DownloadResult,
     DownloadState,
     download,
     request_for_files,
     request_for_variant,
 )
+from desktop.core.errors import UsageError
 
 _LOG_EVERY_S = 5.0  # progress lines when stderr is not a terminal
 
@@ -66,29 +67,26 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run_download)
 
 
-def build_request(args: argparse.Namespace) -> DownloadRequest:
-    from desktop.cli import CliUsageError
-
+def build_request(args: argparse.Namespace, catalog: Catalog) -> DownloadRequest:
     target: list[str] = args.target
     if len(target) == 1:
         if "/" in target[0]:
-            raise CliUsageError(
+            raise UsageError(
                 f"Name the files to download from {target[0]} (REPO FILE...), "
                 "or give a catalog variant id such as qwen2.5-7b-instruct:Q4_K_M."
             )
         if args.revision != "main":
-            raise CliUsageError("--revision applies to REPO FILE downloads, not catalog variants.")
-        from desktop.core.catalog import load_catalog_safe
-
-        catalog, _problems = load_catalog_safe()
+            raise UsageError("--revision applies to REPO FILE downloads, not catalog variants.")
         _model, variant = catalog.variant(target[0])
         return request_for_variant(variant)
     return request_for_files(target[0], target[1:], revision=args.revision)
 
 
 def run_download(args: argparse.Namespace) -> int:
-    request = build_request(args)
-    models_dir = Path(args.to).expanduser().absolute() if args.to else None
+    ws = workspace(with_demos=False)
+    request = build_request(args, ws.catalog)
+    hub = ws.hub(args.endpoint)
+    models_dir = Path(args.to).expanduser().absolute() if args.to else ws.models_dir
     printer = _ProgressPrinter(sys.stderr.isatty())
     from huggingface_hub.utils import logging as hub_logging
 
@@ -97,14 +95,12 @@ def run_download(args: argparse.Namespace) -> int:
         # huggingface_hub logs each reconnect as a warning; the progress line already says it.
         hub_logging.set_verbosity(logging.ERROR)
     try:
-        result = download(
-            request, models_dir=models_dir, endpoint=args.endpoint, on_progress=printer
-        )
+        result = download(request, models_dir=models_dir, hub=hub, on_progress=printer)
     finally:
         printer.close()
         hub_logging.set_verbosity(level)
     if args.json:
-        emit_json(result_document(result))
+        emit_json(result.to_dict())
     else:
         print_table(
             ["file", "size", "sha256", "verified against", "path"],
@@ -120,32 +116,6 @@ def run_download(args: argparse.Namespace) -> int:
             ],
         )
     return 0
-
-
-def result_document(result: DownloadResult) -> dict[str, Any]:
-    return {
-        "repo": result.repo,
-        "revision": result.revision,
-        "commit": result.commit,
-        "variant_id": result.variant_id,
-        "path": str(result.path),
-        "seconds": round(result.seconds, 3),
-        "fetched_bytes": result.fetched_bytes,
-        "total_bytes": result.total_bytes,
-        "files": [
-            {
-                "name": f.name,
-                "path": str(f.path),
-                "size_bytes": f.size,
-                "sha256": f.sha256,
-                "verified_against": f.verified_against,
-                "fetched_bytes": f.fetched_bytes,
-                "resumed_from": f.resumed_from,
-                "already_installed": f.skipped,
-            }
-            for f in result.files
-        ],
-    }
 
 
 def format_progress(p: DownloadProgress) -> str:

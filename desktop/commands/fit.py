@@ -1,29 +1,22 @@
 """`llm-scout fit TARGET [--ctx N] [--ngl N] [--cache-type T] [--profile FILE|NAME] [--json]`.
 
-TARGET is a catalog variant id (``qwen2.5-7b-instruct:Q4_K_M``; a bare model id picks its
-Q4_K_M variant) or a local ``.gguf`` file. The estimate is for this machine unless ``--profile``
-names a saved profile or a bundled what-if profile. An installed catalog variant is estimated
-from its file's header (exact tensor bytes) rather than from the catalog's numbers.
+TARGET is anything the model resolver takes: a catalog variant id
+(``qwen2.5-7b-instruct:Q4_K_M``), a bare model id (its Q4_K_M variant), a demo key or a local
+``.gguf`` file. The estimate is for this machine unless ``--profile`` names a saved profile or a
+bundled what-if profile. A catalog variant with a file on disk (downloaded, or matched by the
+library) is estimated from its file's header rather than from the catalog's numbers.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from desktop.commands.common import (
-    add_json_argument,
-    add_profile_argument,
-    load_profile_arg,
-    settings_models_dir,
-    warn_catalog_errors,
-)
+from desktop.commands.common import add_json_argument, add_profile_argument, workspace
 from desktop.commands.output import emit_json, human_bytes, print_table
-from desktop.core.fit import CACHE_TYPES, FitResult, FitTarget, estimate
-
-DEFAULT_QUANT = "Q4_K_M"
+from desktop.core.errors import UsageError
+from desktop.core.fit import CACHE_TYPES, FitResult, default_context, estimate
 
 
 def register(subparsers: Any) -> None:
@@ -36,7 +29,9 @@ def register(subparsers: Any) -> None:
             "overhead, the largest context that fits, tokens/s and load time."
         ),
     )
-    fit.add_argument("target", metavar="TARGET", help="catalog variant id or a local .gguf file")
+    fit.add_argument(
+        "target", metavar="TARGET", help="catalog variant or model id, demo key or .gguf file"
+    )
     fit.add_argument("--ctx", type=int, metavar="N", help="context length (default: settings)")
     fit.add_argument(
         "--ngl",
@@ -62,25 +57,23 @@ def register(subparsers: Any) -> None:
 
 
 def run_fit(args: argparse.Namespace) -> int:
-    from desktop.cli import CliUsageError
-
     if args.ctx is not None and args.ctx < 1:
-        raise CliUsageError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
+        raise UsageError(f"--ctx must be a positive number of tokens, not {args.ctx}.")
     if args.ngl is not None and args.ngl < -1:
-        raise CliUsageError(f"--ngl must be -1 or more, not {args.ngl}.")
+        raise UsageError(f"--ngl must be -1 or more, not {args.ngl}.")
     if args.prompt_tokens is not None and args.prompt_tokens < 1:
-        raise CliUsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
-    models_dir = settings_models_dir()
-    target = resolve_target(args.target, models_dir)
-    profile, profile_name = load_profile_arg(args.profile, models_dir)
-    n_ctx = args.ctx or _default_ctx(target)
+        raise UsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
+    ws = workspace()
+    target = ws.resolver.resolve(args.target).fit_target()
+    profile, profile_name = ws.profile(args.profile)
+    n_ctx = args.ctx or default_context(target.arch, ws.settings.default_ctx)
     result = estimate(
         target,
         profile,
         n_ctx=n_ctx,
         n_gpu_layers=args.ngl,
         cache_type=args.cache_type,
-        models_dir=models_dir,
+        models_dir=ws.models_dir,
         prompt_tokens=args.prompt_tokens,
     )
     if args.json:
@@ -90,49 +83,6 @@ def run_fit(args: argparse.Namespace) -> int:
         return 0
     _print_human(result, profile_name)
     return 0
-
-
-def resolve_target(text: str, models_dir: Path | None = None) -> FitTarget:
-    """A local GGUF path, or a catalog variant (its installed file's header when present)."""
-    from desktop.core.gguf import read_gguf_split
-
-    path = Path(text).expanduser()
-    if text.lower().endswith(".gguf") or path.exists():
-        return FitTarget.from_gguf(read_gguf_split(path))
-    from desktop.core.catalog import load_catalog_safe
-
-    catalog, errors = load_catalog_safe()
-    warn_catalog_errors(errors)
-    if ":" not in text and catalog.get(text) is not None:
-        model = catalog.model(text)
-        variant = model.variant_for(DEFAULT_QUANT) or model.variants[0]
-    else:
-        model, variant = catalog.variant(text)
-    target = FitTarget.from_variant(model, variant)
-    if variant.format == "gguf":
-        local = _installed_file(variant, models_dir)
-        if local is not None:
-            exact = FitTarget.from_gguf(read_gguf_split(local))
-            # Keep the catalog's label and variant so the disk check knows it is installed.
-            from dataclasses import replace
-
-            target = replace(exact, label=variant.id, download_bytes=0, variant=variant)
-    return target
-
-
-def _installed_file(variant: Any, models_dir: Path | None) -> Path | None:
-    from desktop.core.download_request import installed_path
-
-    path = installed_path(variant, models_dir)
-    return path if path is not None and path.is_file() else None
-
-
-def _default_ctx(target: FitTarget) -> int:
-    from desktop.core.settings import load_settings
-
-    wanted = load_settings().default_ctx
-    trained = target.arch.n_ctx_train
-    return min(wanted, trained) if trained > 0 else wanted
 
 
 VERDICT_TEXT = {

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.common import add_json_argument, add_profile_argument, load_profile_arg
+from desktop.commands.common import add_json_argument, add_profile_argument, workspace
 from desktop.commands.output import emit_json, human_bytes, print_table
-from desktop.core.errors import HardwareError
-from desktop.core.hardware.profile import HardwareProfile
+from desktop.core.errors import UsageError
+from desktop.core.hardware import HardwareProfile, list_profiles, load_profile
 
 
 def register(subparsers: Any) -> None:
@@ -44,26 +44,19 @@ def register(subparsers: Any) -> None:
 
 
 def run_hw(args: argparse.Namespace) -> int:
-    from desktop.cli import CliUsageError
-    from desktop.core.hardware.whatif import list_profiles, load_profile
-
     if args.list_profiles:
         if args.profile or args.save or args.measure_disk:
-            raise CliUsageError("--list-profiles cannot be combined with other options.")
-        return _list(list_profiles(), load_profile, as_json=args.json)
+            raise UsageError("--list-profiles cannot be combined with other options.")
+        return _list(list_profiles(), as_json=args.json)
     if args.profile and args.measure_disk:
-        raise CliUsageError("--measure-disk measures this machine; it cannot go with --profile.")
+        raise UsageError("--measure-disk measures this machine; it cannot go with --profile.")
 
-    profile, name = load_profile_arg(args.profile, measure_disk=args.measure_disk)
+    profile, name = workspace(with_demos=False).profile(
+        args.profile, measure_disk=args.measure_disk
+    )
     title = f"{name} ({profile.source})" if args.profile else "This machine"
-
     if args.save is not None:
-        try:
-            profile.save(args.save)
-        except OSError as exc:
-            raise HardwareError(
-                f"Cannot write the hardware profile to {args.save}: {exc.strerror or exc}."
-            ) from exc
+        profile.save(args.save)
 
     if args.json:
         emit_json(profile.to_dict())
@@ -74,21 +67,8 @@ def run_hw(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list(names: list[str], load: Any, *, as_json: bool) -> int:
-    rows: list[dict[str, Any]] = []
-    for name in names:
-        profile: HardwareProfile = load(name)
-        gpu = profile.gpus[0] if profile.gpus else None
-        rows.append(
-            {
-                "name": name,
-                "title": profile.name,
-                "memory_total_bytes": profile.memory.total_bytes,
-                "gpu": gpu.name if gpu else None,
-                "gpu_memory_total_bytes": gpu.memory_total_bytes if gpu else None,
-                "unified_memory": profile.unified_memory,
-            }
-        )
+def _list(names: list[str], *, as_json: bool) -> int:
+    rows = [load_profile(name).summary_dict(name) for name in names]
     if as_json:
         emit_json({"profiles": rows})
         return 0

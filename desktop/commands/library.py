@@ -13,11 +13,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.common import add_json_argument
+from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.output import emit_json, human_bytes, human_params, print_table
-from desktop.core.library import Library, LibraryEntry, LibraryProblem, ScanReport
-from desktop.core.library_sources import ScanRoot, scan_roots
-from desktop.core.settings import load_settings, update_settings
+from desktop.core import paths
+from desktop.core.errors import UsageError
+from desktop.core.library import (
+    Library,
+    LibraryEntry,
+    LibraryProblem,
+    ScanReport,
+    ScanRoot,
+    scan_roots,
+)
+from desktop.core.settings import update_settings
 
 
 def register(subparsers: Any) -> None:
@@ -57,14 +65,13 @@ def register(subparsers: Any) -> None:
 
 
 def run_library(args: argparse.Namespace) -> int:
-    from desktop.cli import CliUsageError
-
-    settings = load_settings()
+    ws = workspace(with_demos=False)
+    settings = ws.settings
     added: list[Path] = []
     for value in args.add:
         folder = Path(value).expanduser().absolute()
         if not folder.is_dir():
-            raise CliUsageError(f"There is no folder at {folder}.")
+            raise UsageError(f"There is no folder at {folder}.")
         added.append(folder)
     if added:
         known = list(settings.extra_model_dirs)
@@ -80,7 +87,9 @@ def run_library(args: argparse.Namespace) -> int:
         )
     elif added:
         roots = [ScanRoot("folder", f) for f in added]
-    with Library(models_dir=settings.resolved_models_dir()) as library:
+    with Library(
+        paths.library_db_path(ensure=True), catalog=ws.catalog, models_dir=ws.models_dir
+    ) as library:
         report = library.scan(roots) if roots else None
         entries = library.entries()
         problems = library.problems()
@@ -89,10 +98,10 @@ def run_library(args: argparse.Namespace) -> int:
         emit_json(
             {
                 "database": str(db_path),
-                "scan": report.to_json() if report is not None else None,
+                "scan": report.to_dict() if report is not None else None,
                 "added_folders": [str(f) for f in added],
-                "entries": [e.to_json() for e in entries],
-                "problems": [p.to_json() for p in problems],
+                "entries": [e.to_dict() for e in entries],
+                "problems": [p.to_dict() for p in problems],
             }
         )
         return 0
@@ -116,11 +125,13 @@ def run_library(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    settings = load_settings()
-    with Library(models_dir=settings.resolved_models_dir()) as library:
+    ws = workspace(with_demos=False)
+    with Library(
+        paths.library_db_path(ensure=True), catalog=ws.catalog, models_dir=ws.models_dir
+    ) as library:
         entry = library.import_file(args.path, copy=args.copy)
     if args.json:
-        emit_json({"copied": bool(args.copy), "entry": entry.to_json()})
+        emit_json({"copied": bool(args.copy), "entry": entry.to_dict()})
         return 0
     action = "Copied" if args.copy else "Imported"
     sys.stdout.write(f"{action} {entry.display_name} -> {entry.path}\n")

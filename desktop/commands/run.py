@@ -2,7 +2,7 @@
 
 The answer streams to stdout; the measurements (TTFT, tokens/s, memory, predicted vs measured)
 follow on stderr so the answer can be piped on its own. ``--json`` prints one document at the
-end instead (keys from ``RunReport.to_json_dict``). ``--chat`` keeps a conversation going on
+end instead (keys from ``RunReport.to_dict``). ``--chat`` keeps a conversation going on
 stdin until an empty line, ``/exit`` or end of input.
 """
 
@@ -11,20 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from desktop.commands._engine import (
-    Prediction,
-    add_model_options,
-    model_label,
-    predict,
-    read_header,
-    resolve_model,
-    warn_if_cpu_only,
-)
-from desktop.commands.common import add_json_argument
+from desktop.commands.common import add_json_argument, workspace
+from desktop.commands.engine_options import add_model_options, load_settings_from, warn_if_cpu_only
 from desktop.commands.output import emit_json, format_table, human_bytes
+from desktop.core.engine import Prediction, RunReport, Session, error_pct
 from desktop.core.engine import protocol as p
-from desktop.core.engine.client import EngineClient, Request, WorkerError
-from desktop.core.engine.metrics import RunReport, error_pct
+from desktop.core.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,13 +50,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def handle(args: argparse.Namespace) -> int:
-    from desktop.cli import CliUsageError
-
     if args.chat and args.json:
-        raise CliUsageError("--json works with --prompt, not with --chat.")
-    if args.ctx < 16:
-        raise CliUsageError("--ctx must be at least 16.")
-    path = resolve_model(args.model)
+        raise UsageError("--json works with --prompt, not with --chat.")
+    load = load_settings_from(args, default_ctx=2048)
+    ws = workspace()
+    resolved = ws.resolver.resolve(args.model)
+    path = resolved.require_file()
+    profile, _name = ws.profile()
     params = p.SamplingParams(
         temperature=args.temp,
         top_p=args.top_p,
@@ -75,73 +67,39 @@ def handle(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         stop=tuple(args.stop),
     )
-    client = EngineClient()
-    client.start()
-    try:
-        load = client.load(
-            path,
-            n_ctx=args.ctx,
-            n_gpu_layers=args.ngl,
-            n_threads=args.threads,
-            template=args.template,
-        )
-        loaded = load.result()
-        assert isinstance(loaded, p.Loaded)
+    target = resolved.fit_target() if resolved.header is not None else None
+    with Session(path, load, target=target, profile=profile) as session:
+        loaded = session.open()
         warn_if_cpu_only(args.ngl, loaded)
         if args.chat:
-            return _chat(client, args, params)
+            return _chat(session, args, params)
         messages = () if args.raw else (p.ChatMessage("user", args.prompt),)
-        request = client.generate(
+        request = session.generate(
             messages=messages,
             prompt=args.prompt if args.raw else None,
             system=None if args.raw else args.system,
             params=params,
         )
-        _stream(client, request, echo=not args.json)
-        header = read_header(path)
-        prediction = predict(
-            header,
-            n_ctx=args.ctx,
-            n_gpu_layers=loaded.n_gpu_layers,
-            prompt_tokens=request.meter.finish().prompt_tokens + request.meter.generated_tokens,
-        )
-        report = RunReport.build(
-            request.text,
-            request.meter.finish(),
-            client.memory_phases(load, request),
-            load_ms=loaded.load_ms,
-            predicted_ram_bytes=prediction.ram_bytes,
-            predicted_vram_bytes=prediction.vram_bytes,
-        )
-        if args.json:
-            emit_json(report.to_json_dict())
-        else:
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-            label = model_label(path, header, loaded.description)
-            rows = _report_rows(report, loaded, prediction, label)
-            sys.stderr.write("\n" + format_table(*rows) + "\n")
-        return 0
-    finally:
-        client.close()
+        session.stream(request, None if args.json else _echo)
+        report = session.report(request)
+        metrics = report.metrics
+        prediction = session.prediction(metrics.prompt_tokens + metrics.generated_tokens)
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+        rows = _report_rows(report, loaded, prediction, resolved.label)
+        sys.stderr.write("\n" + format_table(*rows) + "\n")
+    return 0
 
 
-def _stream(client: EngineClient, request: Request, *, echo: bool) -> None:
-    """Write tokens as they come; raise the worker's error; Ctrl+C cancels the answer."""
-    try:
-        for event in request.events():
-            if isinstance(event, p.Tokens) and echo and event.text:
-                sys.stdout.write(event.text)
-                sys.stdout.flush()
-            elif isinstance(event, p.Error):
-                raise WorkerError(event)
-    except KeyboardInterrupt:
-        client.cancel(request.id)
-        request.wait(10.0)
-        raise
+def _echo(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
-def _chat(client: EngineClient, args: argparse.Namespace, params: p.SamplingParams) -> int:
+def _chat(session: Session, args: argparse.Namespace, params: p.SamplingParams) -> int:
     history: list[p.ChatMessage] = []
     interactive = sys.stdin.isatty()
     while True:
@@ -153,8 +111,8 @@ def _chat(client: EngineClient, args: argparse.Namespace, params: p.SamplingPara
         if not line or not text or text in ("/exit", "/quit"):
             return 0
         history.append(p.ChatMessage("user", text))
-        request = client.generate(messages=history, system=args.system, params=params)
-        _stream(client, request, echo=True)
+        request = session.generate(messages=history, system=args.system, params=params)
+        session.stream(request, _echo)
         sys.stdout.write("\n")
         sys.stdout.flush()
         history.append(p.ChatMessage("assistant", request.text))

@@ -74,3 +74,15 @@ class StoreError(ScoutError):
 
 class SettingsError(ScoutError):
     kind = "settings"
+
+
+class HubError(ScoutError):
+    """A Hub address, repository or file name that cannot be used (no network involved)."""
+
+    kind = "hub"
+
+
+class Cancelled(ScoutError):
+    """Work stopped because its caller asked it to (a scan, an import, a hash, a re-estimate)."""
+
+    kind = "cancelled"

@@ -63,6 +63,11 @@ def models_dir(ensure: bool = False) -> Path:
     return path
 
 
+def library_db_path(ensure: bool = False) -> Path:
+    """The library database (models found on this machine)."""
+    return data_dir(ensure) / "library.db"
+
+
 def resources_dir() -> Path:
     """The ``resources/`` folder: beside the package in a checkout, in the bundle when frozen."""
     frozen_root = getattr(sys, "_MEIPASS", None)

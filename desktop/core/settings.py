@@ -16,16 +16,11 @@ from typing import Any
 
 from desktop.core import paths
 from desktop.core.errors import SettingsError
+from desktop.core.hub import endpoint_problem
 
 log = logging.getLogger(__name__)
 
 SETTINGS_FILE = "settings.json"
-
-# Mirrors users in mainland China commonly use instead of huggingface.co (README, "Mirrors").
-KNOWN_MIRRORS = {
-    "huggingface": "https://huggingface.co",
-    "hf-mirror": "https://hf-mirror.com",
-}
 
 
 @dataclass(frozen=True)
@@ -40,25 +35,19 @@ class Settings:
     kv_cache_type: str = "f16"
     max_parallel_downloads: int = 2
     scan_known_apps: bool = True  # look in the HF cache, LM Studio, Ollama, GPT4All folders
+    default_threads: int = 0  # 0: the physical core count
+    theme: str = "system"  # "system", "light" or "dark" (the window)
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def resolved_models_dir(self) -> Path:
+        """The models folder: the setting, else :func:`desktop.core.paths.models_dir` (the one
+        default: ``LLM_SCOUT_MODELS_DIR``, else ``<data dir>/models``)."""
         return Path(self.models_dir).expanduser() if self.models_dir else paths.models_dir()
-
-    def resolved_endpoint(self) -> str:
-        """The Hub endpoint to use: the setting, else ``HF_ENDPOINT``, else huggingface.co."""
-        value = (
-            self.hub_endpoint or os.environ.get("HF_ENDPOINT", "") or KNOWN_MIRRORS["huggingface"]
-        )
-        return KNOWN_MIRRORS.get(value, value).rstrip("/")
 
 
 _VALIDATORS: dict[str, Any] = {
     "models_dir": lambda v: isinstance(v, str),
-    "hub_endpoint": lambda v: (
-        isinstance(v, str)
-        and (v == "" or v in KNOWN_MIRRORS or v.startswith(("http://", "https://")))
-    ),
+    "hub_endpoint": lambda v: isinstance(v, str) and (v == "" or endpoint_problem(v) is None),
     "extra_model_dirs": lambda v: (
         isinstance(v, list | tuple) and all(isinstance(x, str) for x in v)
     ),
@@ -69,6 +58,8 @@ _VALIDATORS: dict[str, Any] = {
         isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 8
     ),
     "scan_known_apps": lambda v: isinstance(v, bool),
+    "default_threads": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1024,
+    "theme": lambda v: v in ("system", "light", "dark"),
 }
 
 

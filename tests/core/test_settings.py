@@ -7,6 +7,7 @@ import pytest
 
 from desktop.core import settings as settings_mod
 from desktop.core.errors import SettingsError
+from desktop.core.hub import Hub
 from desktop.core.settings import Settings, load_settings_checked, save_settings, update_settings
 
 
@@ -29,7 +30,7 @@ def test_round_trip_keeps_values_and_unknown_keys(scout_home: Path) -> None:
     reloaded, problems = load_settings_checked()
     assert problems == []
     assert reloaded == changed
-    assert reloaded.resolved_endpoint() == "https://hf-mirror.com"
+    assert Hub.from_settings(reloaded.hub_endpoint).endpoint == "https://hf-mirror.com"
 
 
 def test_bad_values_fall_back_to_defaults_with_a_sentence(scout_home: Path) -> None:
@@ -65,5 +66,11 @@ def test_save_refuses_invalid_values_and_leaves_old_file(scout_home: Path) -> No
 
 def test_endpoint_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9999/")
-    assert Settings().resolved_endpoint() == "http://127.0.0.1:9999"
-    assert Settings(hub_endpoint="https://example.org").resolved_endpoint() == "https://example.org"
+    assert Hub.from_settings(Settings().hub_endpoint).endpoint == "http://127.0.0.1:9999"
+    setting = Settings(hub_endpoint="https://example.org").hub_endpoint
+    assert Hub.from_settings(setting).endpoint == "https://example.org"
+
+
+def test_an_endpoint_that_is_no_url_is_refused(scout_home: Path) -> None:
+    with pytest.raises(SettingsError, match="hub_endpoint"):
+        save_settings(Settings(hub_endpoint="huggingface.co"))

@@ -1,1 +1,90 @@
-"""The engine: one llama.cpp model per worker process, JSON lines over stdin/stdout."""
+"""The engine: one llama.cpp model per worker process, measured while it runs.
+
+Owns running models: the JSON-lines protocol (``protocol``), the worker process and the
+:class:`EngineClient` that starts, feeds and reaps it, memory sampling from outside the worker,
+chat templates, the metrics definitions, a measured :class:`Session` (load, generate, predicted
+vs measured) and :func:`run_bench`. Depends on gguf (templates from headers), fit and hardware
+(the prediction a run is compared with).
+
+The worker process imports this package too, and every megabyte it imports shows up in the
+memory it reports (and the fit estimate is calibrated against): so everything but ``protocol``
+is imported on first use (PEP 562), and the worker loads only the modules it runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from desktop.core.engine import protocol
+
+if TYPE_CHECKING:
+    from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
+    from desktop.core.engine.client import EngineClient, worker_command
+    from desktop.core.engine.memory import ProcessMemory
+    from desktop.core.engine.metrics import (
+        GenerationMetrics,
+        MemorySample,
+        RunReport,
+        error_pct,
+        mean_sd,
+    )
+    from desktop.core.engine.request import Request, WorkerError
+    from desktop.core.engine.run import LoadSettings, Prediction, Session
+    from desktop.core.engine.templates import template_names
+    from desktop.core.engine.worker import main as worker_main
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "BenchResult": ("bench", "BenchResult"),
+    "BenchRun": ("bench", "BenchRun"),
+    "BenchSettings": ("bench", "BenchSettings"),
+    "run_bench": ("bench", "run_bench"),
+    "EngineClient": ("client", "EngineClient"),
+    "worker_command": ("client", "worker_command"),
+    "ProcessMemory": ("memory", "ProcessMemory"),
+    "GenerationMetrics": ("metrics", "GenerationMetrics"),
+    "MemorySample": ("metrics", "MemorySample"),
+    "RunReport": ("metrics", "RunReport"),
+    "error_pct": ("metrics", "error_pct"),
+    "mean_sd": ("metrics", "mean_sd"),
+    "Request": ("request", "Request"),
+    "WorkerError": ("request", "WorkerError"),
+    "LoadSettings": ("run", "LoadSettings"),
+    "Prediction": ("run", "Prediction"),
+    "Session": ("run", "Session"),
+    "template_names": ("templates", "template_names"),
+    "worker_main": ("worker", "main"),
+}
+
+__all__ = [
+    "BenchResult",
+    "BenchRun",
+    "BenchSettings",
+    "EngineClient",
+    "GenerationMetrics",
+    "LoadSettings",
+    "MemorySample",
+    "Prediction",
+    "ProcessMemory",
+    "Request",
+    "RunReport",
+    "Session",
+    "WorkerError",
+    "error_pct",
+    "mean_sd",
+    "protocol",
+    "run_bench",
+    "template_names",
+    "worker_command",
+    "worker_main",
+]
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = where
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    globals()[name] = value
+    return value

@@ -94,7 +94,8 @@ class EngineClient:
         self._failed = False
         self.ready: p.Ready | None = None
         self.loaded: p.Loaded | None = None
-        self.memory: deque[ProcessMemory] = deque(maxlen=MEMORY_HISTORY)
+        self._memory: deque[ProcessMemory] = deque(maxlen=MEMORY_HISTORY)
+        self._memory_lock = threading.Lock()
         self.spawn_ms: float | None = None
 
     # -- life cycle ---------------------------------------------------------------------
@@ -302,6 +303,15 @@ class EngineClient:
         sampler = self._sampler
         return sampler.sample_now() if sampler is not None else None
 
+    def memory_snapshot(self, since: float | None = None) -> tuple[ProcessMemory, ...]:
+        """The readings kept so far (the last half hour), oldest first; ``since``: only those
+        taken at or after that ``perf_counter`` time. Safe from any thread."""
+        with self._memory_lock:
+            readings = tuple(self._memory)
+        if since is None:
+            return readings
+        return tuple(r for r in readings if r.t >= since)
+
     def memory_phases(self, load: Request | None, generation: Request) -> MemoryPhases:
         """Memory after load, after the first token and at peak for one load + generation."""
         phases = MemoryPhases()
@@ -311,12 +321,13 @@ class EngineClient:
             phases.record_first_token(generation.meter.t_first)
         if generation.t_terminal is not None:
             phases.record_generation_done(generation.t_terminal)
-        for reading in list(self.memory):
+        for reading in self.memory_snapshot():
             phases.add(reading.as_sample())
         return phases
 
     def _record_memory(self, reading: ProcessMemory) -> None:
-        self.memory.append(reading)
+        with self._memory_lock:
+            self._memory.append(reading)
         if self._on_memory is not None:
             self._on_memory(reading)
 

@@ -308,7 +308,7 @@ class RunReport:
     def vram_error_pct(self) -> float | None:
         return error_pct(self.predicted_vram_bytes, self.vram_peak_bytes)
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         m = self.metrics
         return {
             "text": self.text,

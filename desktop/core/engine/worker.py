@@ -1,7 +1,7 @@
 """The engine worker: one llama.cpp model in its own process.
 
 Started as ``python -m desktop.core.engine.worker`` or, in a frozen build, as the app's own
-executable with ``--engine-worker`` (``desktop/cli.py`` routes that flag here). It reads protocol
+executable with ``--engine-worker`` (``desktop/entry.py`` routes that flag here). It reads protocol
 commands (``desktop.core.engine.protocol``) as JSON lines on stdin and writes events on stdout.
 stdout carries protocol lines only: before llama.cpp is imported the real stdout is duplicated
 for the protocol and file descriptor 1 is pointed at stderr, so nothing llama.cpp or Python

@@ -1,10 +1,15 @@
 """Hardware detection: one probe per source, each failing soft, combined into a profile.
 
-``probe()`` lives in :mod:`desktop.core.hardware.probe` (not re-exported here, so the module
-name stays the module).
+Owns what the machine is: CPU (ISA flags, caches, measured memory bandwidth), RAM, the disk
+holding the models folder (kind, free space, read speed), GPUs (NVIDIA through NVML, AMD, Intel,
+Apple unified memory, Jetson), and the frozen :class:`HardwareProfile` with its JSON round trip,
+so a profile saved on one machine (``llm-scout hw --save``) or a bundled what-if profile can be
+evaluated anywhere.
 """
 
 from desktop.core.hardware.bandwidth import cpu_bandwidth_gbps
+from desktop.core.hardware.detect import THIS_MACHINE, probe
+from desktop.core.hardware.disk import probe_disk
 from desktop.core.hardware.profile import (
     CpuInfo,
     DiskInfo,
@@ -15,6 +20,7 @@ from desktop.core.hardware.profile import (
 from desktop.core.hardware.whatif import list_profiles, load_profile
 
 __all__ = [
+    "THIS_MACHINE",
     "CpuInfo",
     "DiskInfo",
     "GpuInfo",
@@ -23,4 +29,6 @@ __all__ = [
     "cpu_bandwidth_gbps",
     "list_profiles",
     "load_profile",
+    "probe",
+    "probe_disk",
 ]

@@ -105,12 +105,32 @@ class HardwareProfile:
         return data
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+        """The profile as the JSON text ``hw --save`` writes (read back by ``from_json``)."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def summary_dict(self, name: str) -> dict[str, Any]:
+        """One line of ``hw --list-profiles --json``: the machine in a few numbers."""
+        gpu = self.gpus[0] if self.gpus else None
+        return {
+            "name": name,
+            "title": self.name,
+            "memory_total_bytes": self.memory.total_bytes,
+            "gpu": gpu.name if gpu else None,
+            "gpu_memory_total_bytes": gpu.memory_total_bytes if gpu else None,
+            "unified_memory": self.unified_memory,
+        }
 
     def save(self, path: Path) -> None:
+        """Write the profile as JSON (``hw --save``), atomically; HardwareError on failure."""
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(self.to_json() + "\n", encoding="utf-8")
-        tmp.replace(path)
+        try:
+            tmp.write_text(self.to_json() + "\n", encoding="utf-8")
+            tmp.replace(path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise HardwareError(
+                f"Cannot write the hardware profile to {path}: {exc.strerror or exc}."
+            ) from exc
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> HardwareProfile:

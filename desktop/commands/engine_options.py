@@ -1,0 +1,42 @@
+"""The options `run` and `bench` share: MODEL, ``--ngl``, ``--threads``, and how they load."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from desktop.core.engine import LoadSettings
+from desktop.core.engine import protocol as p
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """MODEL plus the load options both commands take."""
+    parser.add_argument(
+        "model",
+        metavar="MODEL",
+        help="a GGUF file, a catalog variant or model id (downloaded or in the library) "
+        "or a demo model key (smollm2, gemma3)",
+    )
+    parser.add_argument("--ngl", type=int, default=0, metavar="N", help="layers on the GPU")
+    parser.add_argument(
+        "--threads", type=int, default=None, metavar="N", help="CPU threads (physical cores)"
+    )
+
+
+def load_settings_from(args: argparse.Namespace, *, default_ctx: int | None = None) -> LoadSettings:
+    """The load settings the options ask for (UsageError for impossible values)."""
+    return LoadSettings(
+        n_ctx=args.ctx if args.ctx is not None else (default_ctx or 4096),
+        n_gpu_layers=args.ngl,
+        n_threads=args.threads,
+        template=getattr(args, "template", None),
+    )
+
+
+def warn_if_cpu_only(n_gpu_layers: int, loaded: p.Loaded) -> None:
+    """Say on stderr that ``--ngl`` has no effect when this llama.cpp build cannot offload."""
+    if n_gpu_layers != 0 and not loaded.gpu_offload:
+        sys.stderr.write(
+            "llm-scout: GPU offload is unavailable in this llama.cpp build (CPU only); "
+            "--ngl is ignored and the model runs on the CPU.\n"
+        )

@@ -1,0 +1,198 @@
+"""A measured run: one model loaded in its own worker, answers generated, predicted vs measured.
+
+:class:`Session` is what ``llm-scout run``, its chat and the window's Playground share: it starts
+a worker, loads the model with :class:`LoadSettings`, streams answers, and turns each finished
+answer into a :class:`~desktop.core.engine.metrics.RunReport` that carries the fit prediction for
+the same settings (:class:`Prediction`) next to what was measured.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop.core.engine import protocol as p
+from desktop.core.engine.client import EngineClient
+from desktop.core.engine.memory import ProcessMemory
+from desktop.core.engine.metrics import RunReport
+from desktop.core.engine.request import Request, WorkerError
+from desktop.core.errors import ScoutError, UsageError
+from desktop.core.fit import FitTarget, estimate
+from desktop.core.hardware import HardwareProfile
+
+log = logging.getLogger(__name__)
+
+MIN_CTX = 16
+
+
+@dataclass(frozen=True)
+class LoadSettings:
+    """How to load a model: the worker's ``load`` command without the path.
+
+    ``n_threads`` None: the physical core count. ``template``: a chat template name or Jinja
+    text that overrides the file's own.
+    """
+
+    n_ctx: int = 4096
+    n_gpu_layers: int = 0
+    n_threads: int | None = None
+    flash_attn: bool = False
+    template: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.n_ctx < MIN_CTX:
+            raise UsageError(f"The context must be at least {MIN_CTX} tokens, not {self.n_ctx}.")
+        if self.n_gpu_layers < -1:
+            raise UsageError(f"GPU layers must be -1 (all) or more, not {self.n_gpu_layers}.")
+        if self.n_threads is not None and self.n_threads < 1:
+            raise UsageError(f"Threads must be at least 1, not {self.n_threads}.")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the fit estimator predicts for one load and run; None where it cannot say."""
+
+    ram_bytes: int | None = None
+    vram_bytes: int | None = None
+    tokens_per_s: float | None = None
+    roofline_tokens_per_s: float | None = None
+
+    @classmethod
+    def for_run(
+        cls,
+        target: FitTarget | None,
+        profile: HardwareProfile | None,
+        *,
+        n_ctx: int,
+        n_gpu_layers: int,
+        prompt_tokens: int,
+    ) -> Prediction:
+        """The estimate for these settings on ``profile``; empty when either is missing or the
+        estimator cannot place the model (the run itself is what counts)."""
+        if target is None or profile is None:
+            return cls()
+        try:
+            result = estimate(
+                target,
+                profile,
+                n_ctx=n_ctx,
+                n_gpu_layers=n_gpu_layers,
+                prompt_tokens=prompt_tokens,
+            )
+        except ScoutError as exc:
+            log.info("no fit prediction for %s: %s", target.label, exc)
+            return cls()
+        return cls(
+            result.ram_bytes,
+            result.vram_bytes,
+            result.tokens_per_s,
+            result.roofline_tokens_per_s,
+        )
+
+
+class Session:
+    """One model in one worker, measured. Use as a context manager, or call :meth:`close`.
+
+    ``target``/``profile`` give the prediction each report carries (None: no prediction).
+    ``on_event`` and ``on_memory`` are the client's callbacks (called on its threads).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        load: LoadSettings,
+        *,
+        target: FitTarget | None = None,
+        profile: HardwareProfile | None = None,
+        on_event: Callable[[p.Event], None] | None = None,
+        on_memory: Callable[[ProcessMemory], None] | None = None,
+        client: EngineClient | None = None,
+    ) -> None:
+        self.path = path
+        self.load_settings = load
+        self.target = target
+        self.profile = profile
+        self.client = client or EngineClient(on_event=on_event, on_memory=on_memory)
+        self.loaded: p.Loaded | None = None
+        self._load_request: Request | None = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def open(self, timeout: float | None = None) -> p.Loaded:
+        """Start the worker and load the model; WorkerError when the worker refuses."""
+        if not self.client.alive:
+            self.client.start()
+        settings = self.load_settings
+        self._load_request = self.client.load(
+            self.path,
+            n_ctx=settings.n_ctx,
+            n_gpu_layers=settings.n_gpu_layers,
+            n_threads=settings.n_threads,
+            flash_attn=settings.flash_attn,
+            template=settings.template,
+        )
+        event = self._load_request.result(timeout)
+        assert isinstance(event, p.Loaded)
+        self.loaded = event
+        return event
+
+    def close(self) -> None:
+        self.client.close()
+
+    def generate(
+        self,
+        *,
+        messages: Sequence[p.ChatMessage | Mapping[str, str]] = (),
+        prompt: str | None = None,
+        system: str | None = None,
+        params: p.SamplingParams | None = None,
+    ) -> Request:
+        """Send one request; read its events or call :meth:`report` when it is done."""
+        return self.client.generate(messages=messages, prompt=prompt, system=system, params=params)
+
+    def stream(self, request: Request, on_text: Callable[[str], None] | None = None) -> p.Done:
+        """Deliver the request's text as it comes and return its ``done``; raise WorkerError on
+        an error event. KeyboardInterrupt cancels the answer (what came stays in ``request``)."""
+        try:
+            for event in request.events():
+                if isinstance(event, p.Tokens) and event.text and on_text is not None:
+                    on_text(event.text)
+                elif isinstance(event, p.Error):
+                    raise WorkerError(event)
+                elif isinstance(event, p.Done):
+                    return event
+        except KeyboardInterrupt:
+            self.client.cancel(request.id)
+            request.wait(10.0)
+            raise
+        raise WorkerError(p.Error(request.id, "protocol", "The answer ended without a result."))
+
+    def prediction(self, prompt_tokens: int) -> Prediction:
+        loaded = self.loaded
+        n_gpu_layers = loaded.n_gpu_layers if loaded is not None else 0
+        return Prediction.for_run(
+            self.target,
+            self.profile,
+            n_ctx=self.load_settings.n_ctx,
+            n_gpu_layers=n_gpu_layers,
+            prompt_tokens=prompt_tokens,
+        )
+
+    def report(self, request: Request) -> RunReport:
+        """Measured vs predicted for a finished request (memory over this load and answer)."""
+        metrics = request.meter.finish()
+        prediction = self.prediction(metrics.prompt_tokens + metrics.generated_tokens)
+        return RunReport.build(
+            request.text,
+            metrics,
+            self.client.memory_phases(self._load_request, request),
+            load_ms=self.loaded.load_ms if self.loaded is not None else None,
+            predicted_ram_bytes=prediction.ram_bytes,
+            predicted_vram_bytes=prediction.vram_bytes,
+        )

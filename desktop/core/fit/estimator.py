@@ -1,0 +1,231 @@
+"""Fit estimator: will a model run here, where, how much memory, how fast.
+
+For a target (a catalog variant or a local GGUF), a hardware profile, a context length, an
+optional offload choice and a KV cache type, :func:`estimate` returns a verdict (``gpu``: fully
+offloaded, ``partial``: ``n_gpu_layers`` of ``n_layers`` on the GPU, ``cpu``, ``no``), predicted
+RAM and VRAM split into weights, KV cache, compute buffers and runtime overhead, the largest
+context that fits, expected generation tokens/s (a memory-bandwidth roofline times an
+efficiency factor), the load time and whether the download fits on disk.
+
+The prediction describes a llama-cpp-python process with the engine's defaults (n_batch and
+n_ubatch 512, flash attention off, mmap on, threads = physical cores). On the CPU, ``ram_bytes``
+is the predicted peak RSS of a run with ``prompt_tokens`` tokens of context in use (default: a
+short chat turn), mapped file pages included; with GPU layers it is the host memory the process
+keeps (the mapped pages of offloaded layers are page cache the kernel can drop). The verdict and
+``max_ctx`` use ``ram_full_context_bytes``: what must fit when the whole context is in use and the
+reserved compute buffer is resident, without droppable page cache. Formulas live in
+:mod:`desktop.core.fit.memory`, :mod:`desktop.core.fit.place` and :mod:`desktop.core.fit.speed`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop.core.errors import FitError
+from desktop.core.fit import memory as fm
+from desktop.core.fit.awq import estimate_awq
+from desktop.core.fit.place import (
+    Placement,
+    Setup,
+    best_placement,
+    place,
+    stages,
+    usable_gpus,
+)
+from desktop.core.fit.speed import (
+    CPU_LAYER_OVERHEAD_S,
+    GPU_TOKEN_OVERHEAD_S,
+    models_disk,
+    roofline,
+    target_facts,
+)
+from desktop.core.fit.types import (
+    CACHE_TYPES,
+    DEFAULT_PROMPT_TOKENS,
+    CacheType,
+    FitResult,
+    FitTarget,
+    Verdict,
+)
+from desktop.core.gguf import ModelArch
+from desktop.core.hardware import HardwareProfile
+
+
+def estimate(
+    target: FitTarget,
+    profile: HardwareProfile,
+    *,
+    n_ctx: int,
+    n_gpu_layers: int | None = None,
+    cache_type: CacheType = "f16",
+    models_dir: Path | None = None,
+    prompt_tokens: int | None = None,
+    flash_attn: bool | None = None,
+    swa_full: bool = True,
+) -> FitResult:
+    """Predict memory, placement and speed of ``target`` on ``profile``.
+
+    ``n_gpu_layers``: None chooses the best; -1 (or more than the model has) offloads all
+    layers and the output layer; 0 keeps everything on the CPU. ``prompt_tokens`` is the context
+    a run will use (prompt plus generated tokens) for ``ram_bytes``; the verdict always assumes
+    the whole context may be used. ``flash_attn`` defaults to the engine's choice: off, on for
+    a quantized cache (llama.cpp needs it for a quantized V cache).
+    """
+    if n_ctx < 1:
+        raise FitError(f"The context length must be at least 1, not {n_ctx}.")
+    if cache_type not in CACHE_TYPES:
+        raise FitError(f"Unknown KV cache type {cache_type!r}; use f16, q8_0 or q4_0.")
+    if n_gpu_layers is not None and n_gpu_layers < -1:
+        raise FitError(f"n_gpu_layers must be -1 or more, not {n_gpu_layers}.")
+    if target.arch.n_layers < 1:
+        raise FitError(f"{target.label} has no layers to place.")
+    used = DEFAULT_PROMPT_TOKENS if prompt_tokens is None else max(1, prompt_tokens)
+    used = min(used, fm.padded_ctx(n_ctx))
+    fa = (cache_type != "f16") if flash_attn is None else flash_attn
+    reasons: list[str] = []
+    disk = models_disk(profile, models_dir)
+    if target.format == "awq":
+        return estimate_awq(
+            target,
+            profile,
+            n_ctx=n_ctx,
+            cache_type=cache_type,
+            used=used,
+            disk=disk,
+            reasons=reasons,
+        )
+
+    devices = usable_gpus(profile)
+    setup = Setup(
+        target, profile, cache_type, fa, swa_full, used, devices,
+        profile.unified_memory, profile.memory.available_bytes,
+    )  # fmt: skip
+    n_layers = target.arch.n_layers
+    if n_gpu_layers is None:
+        placement = best_placement(setup, n_ctx)
+    else:
+        if n_gpu_layers != 0 and not devices:
+            reasons.append("This machine has no usable GPU, so every layer stays on the CPU.")
+        full = n_gpu_layers == -1 or n_gpu_layers > n_layers
+        placement = place(setup, n_ctx, n_layers if full else n_gpu_layers, full)
+    best = placement if n_gpu_layers is None else best_placement(setup, n_ctx)
+
+    verdict = _verdict(placement, n_layers)
+    reasons.extend(_explain(setup, placement, verdict))
+    max_ctx = _max_ctx(setup, n_gpu_layers, placement)
+    if n_gpu_layers is None and setup.devices and max_ctx > n_ctx:
+        at_max = best_placement(setup, max_ctx)
+        if at_max.n_gpu_layers < placement.n_gpu_layers:
+            reasons.append(
+                f"The largest context, {max_ctx} tokens, fits with {at_max.n_gpu_layers} of "
+                f"{n_layers} layers on the GPU."
+            )
+    overhead = (n_layers - placement.n_gpu_layers) * CPU_LAYER_OVERHEAD_S
+    if placement.n_gpu_layers:
+        overhead += GPU_TOKEN_OVERHEAD_S
+    roof, expected = roofline(stages(setup, placement), overhead)
+    if roof is None:
+        reasons.append("The memory bandwidth is unknown, so no speed is predicted.")
+    return FitResult(
+        verdict=verdict,
+        n_gpu_layers=placement.n_gpu_layers,
+        n_layers=n_layers,
+        n_ctx=n_ctx,
+        cache_type=cache_type,
+        ram=placement.ram,
+        vram=placement.vram,
+        ram_bytes=placement.ram.total,
+        vram_bytes=placement.vram.total,
+        max_ctx=max_ctx,
+        best_n_gpu_layers=best.n_gpu_layers,
+        tokens_per_s=expected,
+        roofline_tokens_per_s=roof,
+        reasons=tuple(reasons),
+        prompt_tokens=used,
+        ram_full_context_bytes=placement.ram_full,
+        compute_reserved_bytes=placement.compute_reserved,
+        gpu_vram_bytes=placement.per_gpu,
+        offload_output=placement.offload_output,
+        flash_attn=fa,
+        ram_available_bytes=setup.ram_available,
+        vram_free_bytes=tuple(d.capacity for d in devices),
+        **target_facts(target, disk),
+    )
+
+
+def default_context(arch: ModelArch, wanted: int) -> int:
+    """The context to estimate with when none is asked for: the setting (``wanted``), at most
+    the model's trained length."""
+    trained = arch.n_ctx_train
+    return min(wanted, trained) if trained > 0 else wanted
+
+
+def _verdict(placement: Placement, n_layers: int) -> Verdict:
+    if not placement.fits:
+        return "no"
+    if placement.n_gpu_layers == 0:
+        return "cpu"
+    if placement.n_gpu_layers == n_layers and placement.offload_output:
+        return "gpu"
+    return "partial"
+
+
+def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
+    out: list[str] = []
+    gib = 1024**3
+    if not placement.fits_vram:
+        out.append(
+            f"The GPU layers need {placement.vram.total / gib:.1f} GiB of video memory, more "
+            f"than the {sum(d.capacity for d in setup.devices) / gib:.1f} GiB free."
+        )
+    if not placement.fits_ram:
+        need, what = placement.ram_full, "of RAM"
+        if setup.unified and placement.n_gpu_layers:
+            need += placement.vram.total
+            what = "of the shared memory pool (GPU and CPU together)"
+        out.append(
+            f"With the whole context in use it needs {need / gib:.1f} GiB {what}, more than "
+            f"the {setup.ram_available / gib:.1f} GiB available."
+        )
+    n_layers = setup.target.arch.n_layers
+    if verdict == "partial" and placement.n_gpu_layers == n_layers:
+        out.append(
+            f"All {n_layers} layers fit on the GPU but the output layer stays on the CPU "
+            f"(n_gpu_layers {n_layers}, not -1)."
+        )
+    elif verdict == "partial":
+        out.append(
+            f"{placement.n_gpu_layers} of {n_layers} layers fit on the GPU; the rest run on "
+            "the CPU."
+        )
+    if setup.swa_full and setup.target.arch.sliding_window and any(setup.target.arch.swa_layers):
+        out.append(
+            "Sliding-window layers get a full-size cache (llama.cpp's default, which "
+            "llama-cpp-python keeps)."
+        )
+    return out
+
+
+def _max_ctx(setup: Setup, n_gpu_layers: int | None, placement: Placement) -> int:
+    """Largest context (a multiple of 256, at most the trained length) that fits."""
+    arch = setup.target.arch
+    cap = arch.n_ctx_train if arch.n_ctx_train > 0 else 1 << 20
+
+    def fits(ctx: int) -> bool:
+        if n_gpu_layers is None:
+            return best_placement(setup, ctx).fits
+        return place(setup, ctx, placement.n_gpu_layers, placement.offload_output).fits
+
+    step = fm.CTX_PAD
+    if cap < step:
+        return cap if fits(cap) else 0
+    lo, hi = 0, cap // step
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid * step):
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == cap // step and cap % step and fits(cap):
+        return cap
+    return lo * step

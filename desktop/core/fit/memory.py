@@ -1,0 +1,222 @@
+"""Memory formulas of the fit estimator: what llama.cpp allocates and what a run touches.
+
+Everything here describes a llama-cpp-python process with the engine's defaults: n_batch and
+n_ubatch 512, one sequence, mmap on, flash attention off (on for a quantized KV cache, which
+llama.cpp requires), full-size sliding-window caches (llama.cpp's ``swa_full`` default, which
+llama-cpp-python keeps). The numbers were checked against llama.cpp's own log lines ("KV buffer
+size", "compute buffer size", "CPU_REPACK model buffer size") and against measured peak RSS; the
+calibrated constants and how they were obtained are in :data:`CALIBRATION`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from desktop.core.gguf import ModelArch
+
+MIB = 1024 * 1024
+N_BATCH = 512
+N_UBATCH = 512
+CTX_PAD = 256  # llama.cpp rounds n_ctx (and SWA cache sizes) up to a multiple of 256
+F32 = 4
+
+# Bytes per block and values per block of the KV cache types llama.cpp accepts here.
+CACHE_BLOCK: dict[str, tuple[int, int]] = {"f16": (1, 2), "q8_0": (32, 34), "q4_0": (32, 18)}
+
+# Weight types llama.cpp's CPU backend copies into an interleaved ("repacked") layout at load,
+# by CPU family, with the row multiple each needs. The copy lives in anonymous memory next to the
+# mapped file, so it adds to RSS. Seen here (x86-64 AVX2 build): Q4_K tensors repacked, Q5_0,
+# Q6_K and Q8_0 left mapped (ggml-cpu/repack.cpp, ggml_repack_get_optimal_repack_type).
+REPACK_TYPES: dict[str, dict[str, int]] = {
+    "x86": {"Q4_0": 8, "Q4_K": 8, "Q2_K": 8, "IQ4_NL": 8, "MXFP4": 8},
+    "arm": {"Q4_0": 4, "Q4_K": 8, "Q2_K": 8, "IQ4_NL": 4, "Q8_0": 4, "Q5_K": 8, "Q6_K": 8},
+}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Constants fitted on measurements (see ``benchmarks/fit_accuracy.py``).
+
+    Measured on x86-64 (2 cores, Linux, Python 3.11, llama-cpp-python 0.3.36 CPU build) with
+    one fresh process per cell: peak RSS (VmHWM) minus the parts computed exactly (mapped file,
+    repacked copies, KV cache from llama.cpp's formula) leaves the runtime: the interpreter with
+    llama_cpp and numpy imported (``runtime_bytes``, measured directly before loading), plus the
+    tokenizer tables, sampler arrays and output buffer that grow with the vocabulary
+    (``per_vocab_bytes``) and the cache cell metadata and batch arrays that grow with the context
+    (``per_ctx_cell_bytes`` per cell of each KV cache), plus a constant.
+    """
+
+    runtime_bytes: int = 50_300_000
+    const_bytes: int = 17_050_000
+    per_vocab_bytes: float = 148.3
+    per_ctx_cell_bytes: float = 57.3
+    # The part of the compute buffer a short run touches, per ubatch token of activations.
+    touched_act_floats: int = 6
+    # GPU figures are literature values (no GPU here to calibrate on): the CUDA context and
+    # cuBLAS workspace per device, and the host memory the CUDA runtime adds to the process.
+    gpu_context_bytes: int = 384 * MIB
+    gpu_host_runtime_bytes: int = 512 * MIB
+    # vLLM (AWQ): CUDA graphs, activation peak and the torch allocator, per device.
+    vllm_overhead_bytes: int = 2 * 1024 * MIB
+    vllm_host_bytes: int = 3 * 1024 * MIB
+
+
+CALIBRATION = Calibration()
+
+
+def pad(value: int, multiple: int) -> int:
+    return ((value + multiple - 1) // multiple) * multiple
+
+
+def cache_row_bytes(n_values: int, cache_type: str) -> int:
+    """Bytes of one cache row of ``n_values`` values (quantized types round up to blocks)."""
+    block, size = CACHE_BLOCK[cache_type]
+    return ((n_values + block - 1) // block) * size
+
+
+def padded_ctx(n_ctx: int) -> int:
+    return pad(max(n_ctx, 1), CTX_PAD)
+
+
+def layer_cells(arch: ModelArch, layer: int, n_ctx: int, *, swa_full: bool) -> int:
+    """KV cells llama.cpp allocates for one layer (0 for a layer without attention)."""
+    if arch.n_head_kv[layer] == 0 and not arch.uses_mla:
+        return 0
+    cells = padded_ctx(n_ctx)
+    is_swa = bool(arch.swa_layers) and arch.swa_layers[layer] and arch.sliding_window > 0
+    if is_swa and not swa_full:
+        cells = min(cells, pad(arch.sliding_window + N_UBATCH, CTX_PAD))
+    return cells
+
+
+def layer_kv_bytes(
+    arch: ModelArch, layer: int, n_ctx: int, cache_type: str, *, swa_full: bool = True
+) -> int:
+    """K + V cache bytes of one layer, plus its recurrent state if it has one."""
+    state = arch.ssm_state_bytes[layer] if arch.ssm_state_bytes else 0
+    cells = layer_cells(arch, layer, n_ctx, swa_full=swa_full)
+    if cells == 0:
+        return state
+    if arch.uses_mla:
+        # MLA keeps the compressed latent and the rope part per token; V is a view of it.
+        return cells * cache_row_bytes(arch.kv_lora_rank + arch.n_rot, cache_type) + state
+    n_kv = arch.n_head_kv[layer]
+    k = cache_row_bytes(arch.head_dim_k * n_kv, cache_type)
+    v = cache_row_bytes(arch.head_dim_v * n_kv, cache_type)
+    return cells * (k + v) + state
+
+
+def kv_bytes_per_layer(
+    arch: ModelArch, n_ctx: int, cache_type: str, *, swa_full: bool = True
+) -> tuple[int, ...]:
+    return tuple(
+        layer_kv_bytes(arch, i, n_ctx, cache_type, swa_full=swa_full) for i in range(arch.n_layers)
+    )
+
+
+def kv_cache_count(arch: ModelArch) -> int:
+    """How many separate KV caches llama.cpp builds (two for interleaved SWA models)."""
+    has_swa = bool(arch.swa_layers) and any(arch.swa_layers) and arch.sliding_window > 0
+    has_full = not arch.swa_layers or not all(arch.swa_layers)
+    return 2 if has_swa and has_full else 1
+
+
+def max_kv_cells(arch: ModelArch, n_ctx: int, *, swa_full: bool) -> int:
+    cells = [layer_cells(arch, i, n_ctx, swa_full=swa_full) for i in range(arch.n_layers)]
+    return max(cells, default=0)
+
+
+def _activation_floats(arch: ModelArch) -> int:
+    n_ff = arch.n_ff * max(1, arch.n_expert_used) if arch.n_ff else 4 * arch.n_embd
+    return 3 * arch.n_embd + n_ff
+
+
+def compute_reserved_bytes(
+    arch: ModelArch, n_ctx: int, *, flash_attn: bool, swa_full: bool = True
+) -> int:
+    """The compute buffer llama.cpp reserves for the worst-case ubatch (one device).
+
+    The graph allocator keeps the largest set of tensors alive at once: either the attention
+    scores of a full ubatch against the whole cache (``n_kv x n_ubatch x (n_head + 1)`` f32 with
+    the mask, without flash attention) with the layer activations, or the output logits
+    (``n_vocab x n_batch`` f32) at the end of the graph. Matches llama.cpp's "compute buffer
+    size" log line within 1.5 MiB on both demo models at every context measured.
+    """
+    n_kv = max_kv_cells(arch, n_ctx, swa_full=swa_full)
+    act = _activation_floats(arch) * N_UBATCH * F32
+    # With flash attention only the f16 mask is materialised, not the scores.
+    per_cell = 2 if flash_attn else (arch.n_head + 1) * F32
+    attention = n_kv * N_UBATCH * per_cell
+    logits = arch.n_vocab * N_BATCH * F32 + 2 * arch.n_embd * N_UBATCH * F32
+    return max(attention + act, logits)
+
+
+def compute_touched_bytes(
+    arch: ModelArch, n_ctx: int, prompt_tokens: int, *, flash_attn: bool, swa_full: bool = True
+) -> int:
+    """The part of the CPU compute buffer a run with ``prompt_tokens`` tokens really touches.
+
+    The buffer is reserved for the worst case but its pages become resident only when a graph
+    writes them. llama-cpp-python asks for one output row per batch, so the logits term stays
+    small; the attention scores of the largest ubatch (scores and softmax, ``2 x n_kv x
+    n_tokens x n_head`` f32, with n_kv the used cells rounded up to 256) dominate long prompts.
+    """
+    reserved = compute_reserved_bytes(arch, n_ctx, flash_attn=flash_attn, swa_full=swa_full)
+    used = min(padded_ctx(n_ctx), max(prompt_tokens, 1))
+    n_tokens = min(used, N_UBATCH)
+    n_kv = pad(used, CTX_PAD)
+    n_kv = min(n_kv, max_kv_cells(arch, n_ctx, swa_full=swa_full))
+    per_cell = 2 if flash_attn else (2 * arch.n_head + 1) * F32
+    attention = n_kv * n_tokens * per_cell
+    act = CALIBRATION.touched_act_floats * arch.n_embd * n_tokens * F32
+    return min(reserved, attention + act + arch.n_vocab * F32)
+
+
+def runtime_overhead_bytes(arch: ModelArch, n_ctx: int) -> int:
+    """Interpreter, libraries, tokenizer tables and per-cell metadata of a CPU process."""
+    cal = CALIBRATION
+    cells = padded_ctx(n_ctx) * kv_cache_count(arch)
+    return int(
+        cal.runtime_bytes
+        + cal.const_bytes
+        + cal.per_vocab_bytes * arch.n_vocab
+        + cal.per_ctx_cell_bytes * cells
+    )
+
+
+def cpu_family(arch_name: str, flags: Sequence[str]) -> str | None:
+    """``"x86"`` or ``"arm"`` when llama.cpp's CPU backend repacks weights there, else None."""
+    machine = arch_name.lower()
+    flagset = {f.lower() for f in flags}
+    if machine in ("x86_64", "amd64", "i686", "x86"):
+        return "x86" if "avx2" in flagset else None
+    if machine in ("aarch64", "arm64"):
+        # Apple and recent ARM cores all have NEON with dot product.
+        return "arm" if ("neon" in flagset or "asimd" in flagset or not flagset) else None
+    return None
+
+
+def repacked_bytes(by_type: Sequence[tuple[str, int, int]], family: str | None) -> int:
+    """Bytes copied into repacked buffers: ``by_type`` rows are (type, bytes, row multiple)."""
+    return sum(n for t, n, multiple in by_type if is_repacked(t, multiple, family))
+
+
+def is_repacked(type_name: str, row_multiple: int, family: str | None) -> bool:
+    if family is None or not type_name:
+        return False
+    need = REPACK_TYPES[family].get(type_name.upper())
+    return need is not None and row_multiple % need == 0
+
+
+def unmapped_edge_bytes(
+    head: Sequence[tuple[str, int, int]], tail: Sequence[tuple[str, int, int]], family: str | None
+) -> int:
+    """Bytes of repacked tensors at either end of the data, which llama.cpp unmaps after load."""
+    total = 0
+    for run in (head, tail):
+        for type_name, multiple, n_bytes in run:
+            if not is_repacked(type_name, multiple, family):
+                break
+            total += n_bytes
+    return total

@@ -1,0 +1,550 @@
+"""The GGUF header parser: bounded, header-only.
+
+This module reads the parts of a GGUF file that come before the tensor data: magic, version,
+key/value metadata and tensor infos. It never reads tensor data. Bytes come from a
+:class:`~desktop.core.gguf.format.ByteSource` (a local file or an HTTP range reader) in growing
+chunks, so a remote file is fetched only as far as its header goes.
+
+Every way a file can be broken ends in one :class:`~desktop.core.errors.GGUFError` subclass that
+names the byte offset where reading failed. Memory stays bounded by the bytes actually present:
+nothing is allocated from a count or length read from the file before the bytes behind it have
+been checked against the file size, and long arrays (token lists, merges, scores) are not
+materialised; they are kept as a :class:`~desktop.core.gguf.format.GGUFArraySummary`, their
+strings stepped over by :func:`desktop.core.gguf.strings.skip_strings`.
+
+Format reference: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
+"""
+
+from __future__ import annotations
+
+import mmap
+import struct
+import sys
+from typing import Any
+
+from desktop.core.gguf.format import (
+    DEFAULT_ALIGNMENT,
+    FIXED_SIZE_TYPES,
+    GGUF_MAGIC,
+    INITIAL_CHUNK,
+    MAX_ARRAY_DEPTH,
+    MAX_CHUNK,
+    MAX_DIMS,
+    MAX_HEADER_BYTES,
+    MAX_KEPT_ARRAY_ITEMS,
+    MAX_KEPT_ITEMS_TOTAL,
+    MAX_KEY_BYTES,
+    MAX_TENSOR_NAME_BYTES,
+    SUPPORTED_VERSIONS,
+    VT_ARRAY,
+    VT_BOOL,
+    VT_STRING,
+    ByteSource,
+    GGUFArraySummary,
+    GGUFFormatError,
+    GGUFStringSummary,
+    GGUFTruncatedError,
+    GGUFVersionError,
+    RawHeader,
+    TensorInfo,
+    ggml_type_table,
+)
+from desktop.core.gguf.strings import skip_strings
+
+# Counts and lengths beyond these are called absurd (a corrupt file) rather than truncated.
+_ABSURD_STRING = 256 * 1024 * 1024
+_ABSURD_ARRAY = 1 << 32
+_ABSURD_TENSORS = 1 << 24
+_ABSURD_KV = 1 << 20
+_INT64_MAX = (1 << 63) - 1
+_MAX_SPECIAL_TOKEN_BYTES = 1024  # longer "special tokens" only occur in corrupt files
+
+# Smallest possible encodings, used to check counts against the bytes left in the file.
+_MIN_KV_BYTES = 8 + 4 + 1  # key length, value type, smallest value
+_MIN_TENSOR_INFO_BYTES = 8 + 4 + 4 + 8  # name length, n_dims, type, offset
+
+_SPECIAL_TOKEN_KEYS = {
+    "bos": "tokenizer.ggml.bos_token_id",
+    "eos": "tokenizer.ggml.eos_token_id",
+    "eot": "tokenizer.ggml.eot_token_id",
+    "eom": "tokenizer.ggml.eom_token_id",
+    "unk": "tokenizer.ggml.unknown_token_id",
+    "sep": "tokenizer.ggml.seperator_token_id",
+    "pad": "tokenizer.ggml.padding_token_id",
+    "mask": "tokenizer.ggml.mask_token_id",
+}
+
+
+class HeaderParser:
+    """Parses one GGUF header from a :class:`ByteSource`; use :func:`parse_header`."""
+
+    def __init__(self, source: ByteSource, name: str, whole: mmap.mmap | None = None) -> None:
+        self._src = source
+        self._name = name
+        # A whole mapped file needs no copying; otherwise bytes arrive in growing chunks.
+        self._buf: bytearray | mmap.mmap = bytearray() if whole is None else whole
+        self._pos = 0
+        self._chunk = INITIAL_CHUNK
+        self._e = "<"
+        self._kept_budget = MAX_KEPT_ITEMS_TOTAL
+        self._text_budget: int | None = None
+
+    # -- bytes -----------------------------------------------------------------------------
+
+    def _truncated(self, what: str, at: int, end: int) -> GGUFTruncatedError:
+        return GGUFTruncatedError(
+            f"{self._name} is cut short: it ends at byte {end} in the middle of {what}", offset=at
+        )
+
+    def _need(self, n: int, what: str, at: int | None = None) -> None:
+        """Make sure ``n`` bytes from the current position are in the buffer."""
+        end = self._pos + n
+        if end <= len(self._buf):
+            return
+        at = self._pos if at is None else at
+        if end > MAX_HEADER_BYTES:
+            raise GGUFFormatError(
+                f"{self._name} has an implausible header: {what} would end past "
+                f"{MAX_HEADER_BYTES // (1024 * 1024)} MiB",
+                offset=at,
+            )
+        while len(self._buf) < end:
+            have = len(self._buf)
+            size = self._src.size
+            if size is not None and end > size:
+                raise self._truncated(what, at, size)
+            want = max(end - have, self._chunk)
+            if size is not None:
+                want = min(want, size - have)
+            data = self._src.read(have, want)
+            if not data:
+                raise self._truncated(what, at, len(self._buf))
+            assert isinstance(self._buf, bytearray)  # a mapped file is complete
+            self._buf += data
+            self._chunk = min(self._chunk * 2, MAX_CHUNK)
+
+    def _remaining(self) -> int | None:
+        size = self._src.size
+        return None if size is None else max(0, size - self._pos)
+
+    def _check_count(
+        self,
+        count: int,
+        min_item: int,
+        what: str,
+        absurd: int,
+        at: int,
+        *,
+        inside: str | None = None,
+    ) -> None:
+        """Refuse a count whose items could not fit in the rest of the file.
+
+        ``what`` names the counted things ("tensors"); ``inside`` the item being read when the
+        file turns out to be cut short (defaults to ``what``)."""
+        if count > absurd:
+            raise GGUFFormatError(f"{self._name} is corrupt: it claims {count:,} {what}", offset=at)
+        remaining = self._remaining()
+        if remaining is not None and count * min_item > remaining:
+            if count * min_item > remaining + MAX_HEADER_BYTES:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: it claims {count:,} {what}, more than the "
+                    f"{remaining:,} bytes left in the file could hold",
+                    offset=at,
+                )
+            raise self._truncated(inside or what, at, self._src.size or 0)
+
+    def _unpack(self, code: str, size: int, what: str) -> Any:
+        self._need(size, what)
+        value = struct.unpack_from(self._e + code, self._buf, self._pos)[0]
+        self._pos += size
+        return value
+
+    def _u32(self, what: str) -> int:
+        return int(self._unpack("I", 4, what))
+
+    def _u64(self, what: str) -> int:
+        return int(self._unpack("Q", 8, what))
+
+    def _string_span(self, what: str, limit: int = _ABSURD_STRING) -> tuple[int, int]:
+        """Step over one string; returns where its bytes start and end."""
+        at = self._pos
+        length = self._u64(f"the length of {what}")
+        if length > limit:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} claims to be {length:,} bytes long"
+                + ("" if limit == _ABSURD_STRING else f" (at most {limit:,})"),
+                offset=at,
+            )
+        self._check_count(length, 1, f"bytes in {what}", _ABSURD_STRING, at, inside=what)
+        self._need(length, what, at)
+        start = self._pos
+        self._pos += length
+        return start, self._pos
+
+    def _text(self, what: str) -> str | GGUFStringSummary:
+        """A string value, decoded straight from the buffer (bad UTF-8 becomes U+FFFD).
+
+        Decoded text is held to a budget of the file size: Python may store a string in up to
+        4 bytes per character, so a long non-ASCII string that could break the budget is kept
+        as a :class:`GGUFStringSummary` (only corrupt files get there)."""
+        start, end = self._string_span(what)
+        budget = self._text_budget
+        if budget is None:
+            budget = self._src.size if self._src.size is not None else MAX_HEADER_BYTES
+        with memoryview(self._buf) as view, view[start:end] as part:
+            try:
+                text = str(part, "ascii")  # exactly one byte per byte
+            except UnicodeDecodeError:
+                if 6 * (end - start) > budget:  # 4 per character, plus widening on the way
+                    return GGUFStringSummary(end - start, start)
+                text = str(part, "utf-8", "replace")
+        self._text_budget = budget - sys.getsizeof(text)
+        return text
+
+    def _name_text(self, what: str, limit: int) -> str:
+        """A key or tensor name: short, and strictly UTF-8."""
+        at = self._pos
+        start, end = self._string_span(what, limit)
+        try:
+            return bytes(self._buf[start:end]).decode("utf-8")
+        except UnicodeDecodeError:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} is not valid UTF-8 text", offset=at
+            ) from None
+
+    # -- values ----------------------------------------------------------------------------
+
+    def _value(self, vtype: int, what: str, at: int) -> Any:
+        fixed = FIXED_SIZE_TYPES.get(vtype)
+        if fixed is not None:
+            value = self._unpack(fixed[0], fixed[1], what)
+            return bool(value) if vtype == VT_BOOL else value
+        if vtype == VT_STRING:
+            return self._text(what)
+        if vtype == VT_ARRAY:
+            return self._array(what, 0, materialize=True)
+        raise GGUFFormatError(
+            f"{self._name} is corrupt: {what} has unknown type {vtype}", offset=at
+        )
+
+    def _array(self, what: str, depth: int, *, materialize: bool) -> Any:
+        """Read (or, with ``materialize=False``, skip) one array; long ones become summaries."""
+        at = self._pos
+        if depth >= MAX_ARRAY_DEPTH:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} nests arrays more than {MAX_ARRAY_DEPTH} deep",
+                offset=at,
+            )
+        item_type = self._u32(f"the item type of {what}")
+        length = self._u64(f"the length of {what}")
+        fixed = FIXED_SIZE_TYPES.get(item_type)
+        if fixed is not None:
+            min_item = fixed[1]
+        elif item_type == VT_STRING:
+            min_item = 8
+        elif item_type == VT_ARRAY:
+            min_item = 12
+        else:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} holds items of unknown type {item_type}",
+                offset=at,
+            )
+        self._check_count(length, min_item, f"items in {what}", _ABSURD_ARRAY, at, inside=what)
+        first = self._pos
+        keep = materialize and length <= MAX_KEPT_ARRAY_ITEMS and length <= self._kept_budget
+        if keep:
+            self._kept_budget -= length
+        if fixed is not None:
+            self._need(length * min_item, what, at)
+            if keep:
+                values = struct.unpack_from(f"{self._e}{length}{fixed[0]}", self._buf, self._pos)
+                self._pos += length * min_item
+                return tuple(bool(v) for v in values) if item_type == VT_BOOL else values
+            self._pos += length * min_item
+        elif item_type == VT_STRING:
+            if keep:
+                return tuple(self._text(f"item {i} of {what}") for i in range(length))
+            self._skip_strings(length, what)
+        else:
+            items = tuple(
+                self._array(f"item {i} of {what}", depth + 1, materialize=keep)
+                for i in range(length)
+            )
+            if keep:
+                return items
+        return GGUFArraySummary(item_type, length, first)
+
+    def _skip_strings(self, count: int, what: str) -> None:
+        """Walk over ``count`` strings without decoding them (token lists and merges: the hot
+        loop of a header read, done by :func:`desktop.core.gguf.strings.skip_strings`)."""
+        big_endian = self._e == ">"
+        code = self._e + "Q"
+        index = 0
+        while True:
+            self._pos, done = skip_strings(self._buf, self._pos, count - index, big_endian)
+            index += done
+            if index >= count:
+                return
+            # The next item is not whole in the buffer: fetch more bytes, or say what is wrong.
+            pos = self._pos
+            self._need(8, f"the length of item {index} of {what}")
+            length = struct.unpack_from(code, self._buf, pos)[0]
+            if pos + 8 + length > len(self._buf):
+                if length > _ABSURD_STRING:
+                    raise GGUFFormatError(
+                        f"{self._name} is corrupt: item {index} of {what} claims to be "
+                        f"{length:,} bytes long",
+                        offset=pos,
+                    )
+                item = f"item {index} of {what}"
+                self._check_count(length, 1, f"bytes in {item}", _ABSURD_STRING, pos, inside=item)
+                self._need(8 + length, item)
+            self._pos = pos + 8 + length
+            index += 1
+
+    def string_at(self, summary: GGUFArraySummary, indices: set[int]) -> dict[int, str]:
+        """Decode a few items of a summarised string array (already in the buffer)."""
+        found: dict[int, str] = {}
+        wanted = sorted({i for i in indices if 0 <= i < summary.length})
+        if summary.item_type != VT_STRING or not wanted:
+            return found
+        code = self._e + "Q"
+        pos = summary.offset
+        index = 0
+        for want in wanted:
+            pos, done = skip_strings(self._buf, pos, want - index, self._e == ">")
+            assert done == want - index  # the whole array was walked while parsing
+            index = want
+            length = struct.unpack_from(code, self._buf, pos)[0]
+            if length <= _MAX_SPECIAL_TOKEN_BYTES:
+                raw = bytes(self._buf[pos + 8 : pos + 8 + length])
+                found[index] = raw.decode("utf-8", errors="replace")
+        return found
+
+    # -- sections --------------------------------------------------------------------------
+
+    def parse(self) -> RawHeader:
+        size = self._src.size
+        if size == 0:
+            raise GGUFTruncatedError(f"{self._name} is empty (0 bytes)", offset=0)
+        self._need(4, "the GGUF magic number")
+        magic = bytes(self._buf[0:4])
+        if magic != GGUF_MAGIC:
+            raise GGUFFormatError(
+                f"{self._name} is not a GGUF file: it starts with {magic!r} instead of b'GGUF'",
+                offset=0,
+            )
+        self._pos = 4
+        version = self._u32("the format version")
+        big_endian = False
+        if version & 0xFFFF == 0 and version != 0:
+            # A big-endian file: the version reads byte-swapped (gguf-py does the same check).
+            big_endian = True
+            self._e = ">"
+            version = struct.unpack(">I", struct.pack("<I", version))[0]
+        if version == 1:
+            raise GGUFVersionError(
+                f"{self._name} uses GGUF version 1, which llama.cpp no longer reads", offset=4
+            )
+        if version not in SUPPORTED_VERSIONS:
+            raise GGUFVersionError(
+                f"{self._name} uses unknown GGUF version {version} (known: 2 and 3)", offset=4
+            )
+
+        at = self._pos
+        n_tensors = self._u64("the tensor count")
+        self._check_count(n_tensors, _MIN_TENSOR_INFO_BYTES, "tensors", _ABSURD_TENSORS, at)
+        at = self._pos
+        n_kv = self._u64("the metadata count")
+        self._check_count(n_kv, _MIN_KV_BYTES, "metadata entries", _ABSURD_KV, at)
+
+        metadata: dict[str, Any] = {}
+        value_offsets: dict[str, int] = {}
+        for index in range(n_kv):
+            at = self._pos
+            key = self._name_text(f"the key of metadata entry {index}", MAX_KEY_BYTES)
+            if key in metadata:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: the metadata key {key!r} appears twice", offset=at
+                )
+            type_at = self._pos
+            vtype = self._u32(f"the type of {key!r}")
+            metadata[key] = self._value(vtype, f"the value of {key!r}", type_at)
+            value_offsets[key] = type_at
+
+        alignment = metadata.get("general.alignment", DEFAULT_ALIGNMENT)
+        if (
+            not isinstance(alignment, int)
+            or isinstance(alignment, bool)
+            or alignment <= 0
+            or alignment & (alignment - 1)
+        ):
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: general.alignment is {alignment!r}, not a power of two",
+                offset=value_offsets["general.alignment"],
+            )
+
+        tensors = self._tensor_infos(n_tensors, alignment)
+        data_offset = -(-self._pos // alignment) * alignment
+        self._check_tensor_bounds(tensors, data_offset)
+        return RawHeader(
+            version=version,
+            big_endian=big_endian,
+            metadata=metadata,
+            tensors=tensors,
+            alignment=alignment,
+            data_offset=data_offset,
+            file_size=self._src.size,
+            special_tokens=self._special_tokens(metadata),
+            value_offsets=value_offsets,
+        )
+
+    def _tensor_infos(self, count: int, alignment: int) -> tuple[TensorInfo, ...]:
+        table = ggml_type_table()
+        tensors: list[TensorInfo] = []
+        seen: set[str] = set()
+        for index in range(count):
+            tensor = self._tensor_info_fast(table, seen, alignment)
+            if tensor is None:  # not plainly valid, or not whole in the buffer yet
+                tensor = self._tensor_info(index, table, seen, alignment)
+            seen.add(tensor.name)
+            tensors.append(tensor)
+        return tuple(tensors)
+
+    def _tensor_info_fast(
+        self, table: dict[int, tuple[str, int, int]], seen: set[str], alignment: int
+    ) -> TensorInfo | None:
+        """One tensor info read without the checks' messages, or None where anything is off
+        (then :meth:`_tensor_info` reads it again and says what). Most of a header's tensor
+        infos take this path: it skips building a dozen message strings per tensor."""
+        buf, pos, e = self._buf, self._pos, self._e
+        buflen = len(buf)
+        if pos + 8 > buflen:
+            return None
+        name_len = struct.unpack_from(e + "Q", buf, pos)[0]
+        at = pos + 8 + name_len
+        if name_len > MAX_TENSOR_NAME_BYTES or at + 4 > buflen:
+            return None
+        try:
+            name = bytes(buf[pos + 8 : at]).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        n_dims = struct.unpack_from(e + "I", buf, at)[0]
+        end = at + 4 + 8 * n_dims + 12
+        if n_dims > MAX_DIMS or end > buflen or name in seen:
+            return None
+        fields = struct.unpack_from(f"{e}{n_dims}QIQ", buf, at + 4)
+        shape, ggml_type, offset = fields[:n_dims], fields[n_dims], fields[n_dims + 1]
+        n_elements = 1
+        for dim in shape:
+            n_elements *= dim
+            if dim > _INT64_MAX or n_elements > _INT64_MAX:
+                return None
+        known = table.get(ggml_type)
+        if known is None or (shape and shape[0] % known[1]) or offset % alignment:
+            return None
+        type_name, block, block_bytes = known
+        self._pos = end
+        return TensorInfo(
+            name, shape, ggml_type, type_name, offset, n_elements // block * block_bytes
+        )
+
+    def _tensor_info(
+        self,
+        index: int,
+        table: dict[int, tuple[str, int, int]],
+        seen: set[str],
+        alignment: int,
+    ) -> TensorInfo:
+        """One tensor info, checked step by step: fetches bytes as needed, and names the
+        problem and its offset when there is one."""
+        at = self._pos
+        what = f"tensor info {index}"
+        name = self._name_text(f"the name of {what}", MAX_TENSOR_NAME_BYTES)
+        if name in seen:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: the tensor {name!r} appears twice", offset=at
+            )
+        dims_at = self._pos
+        n_dims = self._u32(f"the dimension count of tensor {name!r}")
+        if n_dims > MAX_DIMS:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: tensor {name!r} has {n_dims} dimensions "
+                f"(at most {MAX_DIMS})",
+                offset=dims_at,
+            )
+        shape: list[int] = []
+        n_elements = 1
+        for _ in range(n_dims):
+            dim_at = self._pos
+            dim = self._u64(f"the shape of tensor {name!r}")
+            n_elements *= dim
+            if dim > _INT64_MAX or n_elements > _INT64_MAX:
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: tensor {name!r} has an absurd shape",
+                    offset=dim_at,
+                )
+            shape.append(dim)
+        type_at = self._pos
+        ggml_type = self._u32(f"the type of tensor {name!r}")
+        known = table.get(ggml_type)
+        if known is None:
+            raise GGUFFormatError(
+                f"{self._name} uses tensor type {ggml_type} for {name!r}, "
+                "which this version of the gguf package does not know",
+                offset=type_at,
+            )
+        type_name, block, block_bytes = known
+        if shape and shape[0] % block:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: tensor {name!r} has a first dimension of "
+                f"{shape[0]}, not a multiple of the {type_name} block size {block}",
+                offset=dims_at,
+            )
+        offset_at = self._pos
+        offset = self._u64(f"the data offset of tensor {name!r}")
+        if offset % alignment:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: tensor {name!r} starts at data offset {offset}, "
+                f"not a multiple of the alignment {alignment}",
+                offset=offset_at,
+            )
+        n_bytes = n_elements // block * block_bytes
+        return TensorInfo(name, tuple(shape), ggml_type, type_name, offset, n_bytes)
+
+    def _check_tensor_bounds(self, tensors: tuple[TensorInfo, ...], data_offset: int) -> None:
+        size = self._src.size
+        if size is None:
+            return
+        if data_offset > size and tensors:
+            raise self._truncated("the padding before the tensor data", self._pos, size)
+        for tensor in tensors:
+            end = data_offset + tensor.offset + tensor.n_bytes
+            if end > size:
+                raise GGUFTruncatedError(
+                    f"{self._name} is cut short: the data of tensor {tensor.name!r} would end "
+                    f"at byte {end:,} but the file has only {size:,} bytes",
+                    offset=size,
+                )
+
+    def _special_tokens(self, metadata: dict[str, Any]) -> dict[str, str]:
+        tokens = metadata.get("tokenizer.ggml.tokens")
+        ids: dict[str, int] = {}
+        for role, key in _SPECIAL_TOKEN_KEYS.items():
+            value = metadata.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                ids[role] = value
+        if isinstance(tokens, GGUFArraySummary):
+            texts = self.string_at(tokens, set(ids.values()))
+        elif isinstance(tokens, tuple):
+            texts = {i: t for i, t in enumerate(tokens) if i in ids.values() and isinstance(t, str)}
+        else:
+            return {}
+        return {role: texts[i] for role, i in ids.items() if i in texts}
+
+
+def parse_header(source: ByteSource, name: str, whole: mmap.mmap | None = None) -> RawHeader:
+    """Parse the header behind ``source``; ``name`` is how messages refer to the file.
+
+    ``whole``: the complete file mapped in memory (then ``source`` is only asked for its size)."""
+    return HeaderParser(source, name, whole).parse()

@@ -1,0 +1,37 @@
+"""Models on this machine: discovery, the library database, matching, import, the resolver.
+
+Owns every local model file the app knows: downloads in the models folder, files in the Hugging
+Face cache, LM Studio, Ollama, GPT4All and the user's folders, and imported files; their GGUF
+facts and catalog match in an SQLite database; and :class:`ModelResolver`, which turns whatever a
+person types (a path, a demo key, a variant id, a model id) into one :class:`ResolvedModel` —
+the file, the catalog variant, the label, and the numbers a prediction uses. Depends on catalog,
+gguf, download (where downloads are installed) and fit (prediction targets).
+"""
+
+from desktop.core.library.manager import Library, RootReport, ScanProgress, ScanReport
+from desktop.core.library.resolve import (
+    DEFAULT_QUANT,
+    ModelNotFound,
+    ModelResolver,
+    ResolvedModel,
+    variant_label,
+)
+from desktop.core.library.sources import ScanRoot, known_app_roots, scan_roots
+from desktop.core.library.store import LibraryEntry, LibraryProblem
+
+__all__ = [
+    "DEFAULT_QUANT",
+    "Library",
+    "LibraryEntry",
+    "LibraryProblem",
+    "ModelNotFound",
+    "ModelResolver",
+    "ResolvedModel",
+    "RootReport",
+    "ScanProgress",
+    "ScanReport",
+    "ScanRoot",
+    "known_app_roots",
+    "scan_roots",
+    "variant_label",
+]

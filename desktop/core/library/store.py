@@ -1,0 +1,356 @@
+"""The library's SQLite database: one row per model file (or per file that could not be read).
+
+A row is keyed by the file's absolute path (for a split model, its first part). ``size`` and
+``mtime_ns`` are the file's when its header was last read; a scan that finds the same pair does
+not open the file again, and ``sha256``, when set, describes the file at that same pair (a
+changed file is read again and keeps a hash only where its layout names it). A vanished file
+keeps its row with ``missing = 1`` until it comes back.
+
+The database uses WAL so the window and a CLI run can read it at the same time; writes happen in
+short transactions. ``schema_version`` holds :data:`SCHEMA_VERSION`; a database from a newer
+version is refused with a sentence, a file that is not a database is moved aside and started
+again (the library is rebuilt by the next scan).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from desktop.core.errors import LibraryError
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+DB_FILE = "library.db"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    real_path TEXT NOT NULL,
+    parts TEXT NOT NULL,
+    source TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    sha256 TEXT,
+    repo_id TEXT,
+    layout_name TEXT,
+    display_name TEXT NOT NULL,
+    general_name TEXT,
+    architecture TEXT,
+    family TEXT,
+    n_params INTEGER,
+    quant TEXT,
+    file_type INTEGER,
+    n_ctx_train INTEGER,
+    has_chat_template INTEGER,
+    tensor_bytes INTEGER,
+    model_id TEXT,
+    variant_id TEXT,
+    match_method TEXT,
+    problem TEXT,
+    problem_kind TEXT,
+    first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL,
+    missing INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS files_real_path ON files(real_path);
+"""
+
+
+@dataclass(frozen=True)
+class LibraryEntry:
+    """A model file in the library, as of its last scan.
+
+    ``size_bytes`` counts every part of a split model; ``sha256`` is the hash of ``path`` (the
+    first part) when known. ``variant_id``/``model_id`` name the matched catalog variant and
+    ``match_method`` says how it was matched (``sha256``, ``file_name``, ``metadata``).
+    """
+
+    path: Path
+    source: str
+    display_name: str
+    parts: tuple[Path, ...]
+    size_bytes: int
+    mtime_ns: int
+    architecture: str
+    family: str
+    n_params: int
+    quant: str | None
+    file_type: int | None
+    n_ctx_train: int
+    has_chat_template: bool
+    tensor_bytes: int
+    general_name: str | None = None
+    repo_id: str | None = None
+    layout_name: str | None = None
+    sha256: str | None = None
+    model_id: str | None = None
+    variant_id: str | None = None
+    match_method: str | None = None
+    first_seen: float = 0.0
+    last_seen: float = 0.0
+    missing: bool = False
+
+    @property
+    def file_name(self) -> str:
+        return self.path.name
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["path"] = str(self.path)
+        data["parts"] = [str(p) for p in self.parts]
+        data["file_name"] = self.file_name
+        return data
+
+
+@dataclass(frozen=True)
+class LibraryProblem:
+    """A file that looked like a model but is not usable, with the reader's sentence."""
+
+    path: Path
+    source: str
+    message: str
+    kind: str
+    first_seen: float = 0.0
+    last_seen: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["path"] = str(self.path)
+        return data
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What a scan needs to decide whether a known file changed (no model fields)."""
+
+    path: str
+    source: str
+    size_bytes: int
+    mtime_ns: int
+    sha256: str | None
+    layout_name: str | None
+    is_problem: bool
+    missing: bool
+
+
+_ENTRY_FIELDS = {f.name for f in fields(LibraryEntry)}
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+class LibraryStore:
+    """Rows of the library database. Not thread-safe: one store per thread."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if "not a database" not in str(exc) and "malformed" not in str(exc):
+                raise LibraryError(f"The library database {path} cannot be opened: {exc}.") from exc
+            aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
+            log.warning("The library database %s is damaged; moved to %s", path, aside)
+            for suffix in ("", "-wal", "-shm"):
+                old = Path(f"{path}{suffix}")
+                if old.exists():
+                    os.replace(old, Path(f"{aside}{suffix}"))
+            self._conn = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = _open(self.path)
+        try:
+            conn.executescript(_SCHEMA)
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            if row is None:
+                conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
+            elif row[0] > SCHEMA_VERSION:
+                raise LibraryError(
+                    f"The library database {self.path} was written by a newer LLM Scout "
+                    f"(schema {row[0]}); update the app or move the file away."
+                )
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def close(self) -> None:
+        self._conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def states(self) -> dict[str, FileState]:
+        rows = self._conn.execute(
+            "SELECT path, source, size_bytes, mtime_ns, sha256, layout_name, problem, missing "
+            "FROM files"
+        )
+        return {
+            r["path"]: FileState(
+                r["path"],
+                r["source"],
+                r["size_bytes"],
+                r["mtime_ns"],
+                r["sha256"],
+                r["layout_name"],
+                r["problem"] is not None,
+                bool(r["missing"]),
+            )
+            for r in rows
+        }
+
+    def entries(self, include_missing: bool = True) -> list[LibraryEntry]:
+        sql = "SELECT * FROM files WHERE problem IS NULL"
+        if not include_missing:
+            sql += " AND missing = 0"
+        rows = self._conn.execute(sql + " ORDER BY display_name COLLATE NOCASE, path")
+        return [_entry(r) for r in rows]
+
+    def entry(self, path: Path | str) -> LibraryEntry | None:
+        row = self._conn.execute(
+            "SELECT * FROM files WHERE path = ? AND problem IS NULL", (str(path),)
+        ).fetchone()
+        return None if row is None else _entry(row)
+
+    def problem(self, path: Path | str) -> LibraryProblem | None:
+        row = self._conn.execute(
+            "SELECT * FROM files WHERE path = ? AND problem IS NOT NULL", (str(path),)
+        ).fetchone()
+        return None if row is None else _problem(row)
+
+    def problems(self) -> list[LibraryProblem]:
+        rows = self._conn.execute("SELECT * FROM files WHERE problem IS NOT NULL ORDER BY path")
+        return [_problem(r) for r in rows]
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def put_entry(self, entry: LibraryEntry, *, real_path: Path) -> None:
+        """Insert or replace an entry, keeping the first time it was seen."""
+        values = entry.to_dict()
+        values.pop("file_name")
+        values["parts"] = json.dumps(values["parts"])
+        values["has_chat_template"] = int(entry.has_chat_template)
+        values["missing"] = int(entry.missing)
+        values.update(real_path=str(real_path), problem=None, problem_kind=None)
+        self._upsert(values)
+
+    def put_problem(
+        self, problem: LibraryProblem, *, real_path: Path, size_bytes: int, mtime_ns: int
+    ) -> None:
+        values: dict[str, Any] = {
+            "path": str(problem.path),
+            "real_path": str(real_path),
+            "parts": json.dumps([str(problem.path)]),
+            "source": problem.source,
+            "size_bytes": size_bytes,
+            "mtime_ns": mtime_ns,
+            "display_name": problem.path.name,
+            "problem": problem.message,
+            "problem_kind": problem.kind,
+            "first_seen": problem.first_seen,
+            "last_seen": problem.last_seen,
+            "missing": 0,
+        }
+        self._upsert(values)
+
+    def _upsert(self, values: dict[str, Any]) -> None:
+        columns = list(values)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in ("first_seen",))
+        self._conn.execute(
+            f"INSERT INTO files ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+            f"ON CONFLICT(path) DO UPDATE SET {updates}",
+            [values[c] for c in columns],
+        )
+        # A row that changes kind (problem <-> entry) must not keep the other kind's fields.
+        if values.get("problem") is not None:
+            self._conn.execute(
+                "UPDATE files SET architecture = NULL, family = NULL, n_params = NULL, "
+                "quant = NULL, model_id = NULL, variant_id = NULL, match_method = NULL, "
+                "sha256 = NULL WHERE path = ?",
+                (values["path"],),
+            )
+
+    def touch(self, paths: Sequence[str], now: float) -> None:
+        """Seen again, unchanged: update ``last_seen`` and clear ``missing``."""
+        self._conn.executemany(
+            "UPDATE files SET last_seen = ?, missing = 0 WHERE path = ?", [(now, p) for p in paths]
+        )
+
+    def update_fields(self, path: str, **values: Any) -> None:
+        unknown = set(values) - _ENTRY_FIELDS
+        if unknown:
+            raise ValueError(f"unknown library fields {sorted(unknown)}")
+        sets = ", ".join(f"{k} = ?" for k in values)
+        self._conn.execute(f"UPDATE files SET {sets} WHERE path = ?", [*values.values(), path])
+
+    def mark_missing(self, paths: Sequence[str]) -> None:
+        self._conn.executemany("UPDATE files SET missing = 1 WHERE path = ?", [(p,) for p in paths])
+
+    def delete(self, paths: Sequence[str]) -> None:
+        self._conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
+
+
+def _entry(row: sqlite3.Row) -> LibraryEntry:
+    return LibraryEntry(
+        path=Path(row["path"]),
+        source=row["source"],
+        display_name=row["display_name"],
+        parts=tuple(Path(p) for p in json.loads(row["parts"])),
+        size_bytes=row["size_bytes"],
+        mtime_ns=row["mtime_ns"],
+        architecture=row["architecture"] or "",
+        family=row["family"] or "other",
+        n_params=row["n_params"] or 0,
+        quant=row["quant"],
+        file_type=row["file_type"],
+        n_ctx_train=row["n_ctx_train"] or 0,
+        has_chat_template=bool(row["has_chat_template"]),
+        tensor_bytes=row["tensor_bytes"] or 0,
+        general_name=row["general_name"],
+        repo_id=row["repo_id"],
+        layout_name=row["layout_name"],
+        sha256=row["sha256"],
+        model_id=row["model_id"],
+        variant_id=row["variant_id"],
+        match_method=row["match_method"],
+        first_seen=row["first_seen"],
+        last_seen=row["last_seen"],
+        missing=bool(row["missing"]),
+    )
+
+
+def _problem(row: sqlite3.Row) -> LibraryProblem:
+    return LibraryProblem(
+        path=Path(row["path"]),
+        source=row["source"],
+        message=row["problem"],
+        kind=row["problem_kind"] or "library",
+        first_seen=row["first_seen"],
+        last_seen=row["last_seen"],
+    )

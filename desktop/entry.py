@@ -1,0 +1,25 @@
+"""The executable's entry point: the engine worker, the window or the command line.
+
+A frozen build has no ``python -m``, so the app's own executable is also the engine worker
+(``llm-scout --engine-worker``). That flag is checked before anything else is imported: the
+worker's memory is what it reports, and the fit estimate is calibrated against a worker that
+imported only the engine. The command line and the window are imported only when they run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+WORKER_FLAG = "--engine-worker"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == [WORKER_FLAG]:
+        from desktop.core.engine import worker_main
+
+        return int(worker_main(args[1:]))
+    from desktop.cli import main as cli_main
+
+    return cli_main(args)
