@@ -6,6 +6,106 @@ into a translated sentence. A user never sees a traceback for bad input or a los
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
+
+#: Every ``kind`` the core raises or reports, with a short English title. Front ends key their
+#: own (translated) wording on these; the window translates every entry, and a test checks that
+#: every kind written under ``desktop/`` is listed here. Worker error kinds (the engine protocol's
+#: ``ERROR_KINDS``) appear with an ``engine.`` prefix, as :class:`WorkerError` reports them.
+ERROR_KINDS: Mapping[str, str] = MappingProxyType(
+    {
+        "error": "Something went wrong",
+        "usage": "Options that do not fit together",
+        "cancelled": "Stopped",
+        "settings": "Settings cannot be saved",
+        "store": "The database cannot be used",
+        "hardware": "Hardware profile problem",
+        "demo.missing": "Demo model missing",
+        # GGUF files
+        "gguf": "The model file cannot be read",
+        "gguf.file": "The model file cannot be opened",
+        "gguf.missing": "The model file is missing",
+        "gguf.truncated": "The model file is incomplete",
+        "gguf.format": "The file is not a valid GGUF model",
+        "gguf.version": "Unsupported GGUF version",
+        "gguf.not_a_model": "The GGUF file holds no model",
+        "gguf.split": "A part of a split model is wrong",
+        "gguf.split_missing": "A part of a split model is missing",
+        "gguf.split_part": "This is not the first part of a split model",
+        "gguf.remote": "The remote model file cannot be read",
+        "gguf.remote.bad_name": "Not a valid model address",
+        "gguf.remote.connection": "No connection to the server",
+        "gguf.remote.timeout": "The server did not answer in time",
+        # catalog
+        "catalog": "Catalog problem",
+        "catalog.invalid": "The catalog file is not valid",
+        "catalog.json": "The catalog file is not valid JSON",
+        "catalog.missing": "The catalog file is missing",
+        "catalog.unreadable": "The catalog file cannot be read",
+        "catalog.write": "The catalog cannot be saved",
+        "catalog.offline": "Offline: the catalog cannot be refreshed",
+        "catalog.unreachable": "The Hub cannot be reached",
+        "catalog.unknown_model": "No such model in the catalog",
+        "catalog.unknown_variant": "No such variant in the catalog",
+        # fit
+        "fit": "The estimate is not possible",
+        # hub
+        "hub": "Hugging Face Hub problem",
+        "hub.bad_endpoint": "Not a Hub address",
+        "hub.bad_name": "Not a valid repository or file name",
+        # downloads
+        "download": "Download failed",
+        "download.busy": "Already being downloaded",
+        "download.cancelled": "Download cancelled",
+        "download.disk_full": "Not enough disk space",
+        "download.gated": "Licence acceptance or token needed",
+        "download.network": "Network error",
+        "download.not_found": "Not found on the Hub",
+        "download.offline": "Offline",
+        "download.unsafe_name": "Unsafe file name refused",
+        "download.verify_failed": "Checksum mismatch",
+        # library
+        "library": "Library problem",
+        "library.copy_failed": "The file cannot be copied",
+        "library.exists": "A different file with that name exists",
+        "library.is_dir": "A folder, not a file",
+        "library.layout": "Unexpected folder layout",
+        "library.missing": "The file is missing",
+        "library.model_not_found": "Model not found",
+        "library.no_models_dir": "No models folder",
+        "library.not_found": "No such file",
+        "library.split_incomplete": "A split model is incomplete",
+        "library.split_part": "Not the first part of a split model",
+        "library.unknown": "Not in the library",
+        "library.unreadable": "The file cannot be read",
+        "library.unsupported_format": "Not a GGUF model",
+        # engine (the app's side)
+        "engine": "Engine problem",
+        "engine.template": "Chat template problem",
+        # engine (the worker's error events, as WorkerError reports them)
+        "engine.not_found": "The model file does not exist",
+        "engine.not_a_file": "Not a model file",
+        "engine.not_gguf": "Not a GGUF file",
+        "engine.truncated": "The model file is incomplete",
+        "engine.unknown_architecture": "Architecture not supported by this llama.cpp",
+        "engine.out_of_memory": "Not enough memory",
+        "engine.load_failed": "The model could not be loaded",
+        "engine.not_loaded": "No model loaded",
+        "engine.busy": "The engine is busy",
+        "engine.context_overflow": "The conversation is longer than the context",
+        "engine.invalid_request": "The request cannot be run",
+        "engine.generation_failed": "Generation failed",
+        "engine.cancelled": "Loading cancelled",
+        "engine.protocol": "The engine sent something unexpected",
+        "engine.crashed": "The engine stopped",
+        "engine.spawn_failed": "The engine could not be started",
+        "engine.timeout": "The engine did not answer in time",
+        "engine.engine_missing": "llama-cpp-python is missing",
+    }
+)
+
 
 class ScoutError(Exception):
     """Base of every error LLM Scout raises on purpose.

@@ -12,60 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop.core.catalog import Catalog, CatalogModel, License, LocalDemo, Variant, VariantFile
-from desktop.core.gguf import ModelArch, read_gguf
+from desktop.core.catalog import Catalog, LocalDemo, VariantFile
+from desktop.core.gguf import read_gguf
 from desktop.core.library import Library, ScanRoot
 from desktop.core.library.match import FileFacts, infer_family, match_file
-from tests.fixtures.library_files import link, ollama_manifest, write_tiny
-
-TINY_PARAMS = 32 * 16 + 2 * 16 * 16  # write_tiny's defaults: token_embd + two attn_q
-
-
-def model(
-    model_id: str,
-    *,
-    family: str = "llama",
-    arch: str = "llama",
-    n_params: int = TINY_PARAMS,
-    name: str | None = None,
-    files: dict[str, list[VariantFile]] | None = None,
-    local_demo: LocalDemo | None = None,
-) -> CatalogModel:
-    files = files or {"Q4_K_M": [VariantFile(f"{model_id}-Q4_K_M.gguf", None)]}
-    variants = tuple(
-        Variant(
-            id=f"{model_id}:{quant}",
-            model_id=model_id,
-            format="gguf",
-            quant=quant,
-            repo=f"someone/{model_id}-GGUF",
-            files=tuple(quant_files),
-            local_demo=local_demo,
-        )
-        for quant, quant_files in files.items()
-    )
-    return CatalogModel(
-        id=model_id,
-        family=family,
-        name=name or model_id,
-        n_params=n_params,
-        arch=ModelArch(
-            architecture=arch,
-            n_params=n_params,
-            n_layers=2,
-            n_embd=16,
-            n_head=2,
-            n_head_kv=(1, 1),
-            head_dim_k=8,
-            head_dim_v=8,
-            n_ctx_train=512,
-            n_vocab=32,
-        ),
-        license=License("MIT", True, "https://opensource.org/license/mit"),
-        languages=("en",),
-        description="",
-        variants=variants,
-    )
+from tests.fixtures.library_files import TINY_PARAMS, link, model, ollama_manifest, write_tiny
 
 
 def facts(**changes: object) -> FileFacts:
