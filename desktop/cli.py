@@ -14,12 +14,12 @@ import sys
 from collections.abc import Sequence
 
 from desktop import __version__
-from desktop.commands import bench, catalog, download, fit, hw, library, run
+from desktop.commands import bench, catalog, download, fit, gui, hw, library, run
 from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = (hw, catalog, fit, run, bench, download, library)
+COMMANDS = (hw, catalog, fit, run, bench, download, library, gui)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _default_command() -> list[str]:
     """A bare `llm-scout`: the window when a display is there and the GUI exists, else `hw`."""
+    if gui.gui_available() and gui.display_available():
+        return ["gui"]
     return ["hw"]
 
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         mean_sd,
     )
     from desktop.core.engine.request import Request, WorkerError
-    from desktop.core.engine.run import LoadSettings, Prediction, Session
+    from desktop.core.engine.run import EngineInfo, LoadSettings, Prediction, Session, engine_info
     from desktop.core.engine.templates import template_names
     from desktop.core.engine.worker import main as worker_main
 
@@ -52,6 +52,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "LoadSettings": ("run", "LoadSettings"),
     "Prediction": ("run", "Prediction"),
     "Session": ("run", "Session"),
+    "EngineInfo": ("run", "EngineInfo"),
+    "engine_info": ("run", "engine_info"),
     "template_names": ("templates", "template_names"),
     "worker_main": ("worker", "main"),
 }
@@ -61,6 +63,7 @@ __all__ = [
     "BenchRun",
     "BenchSettings",
     "EngineClient",
+    "EngineInfo",
     "GenerationMetrics",
     "LoadSettings",
     "MemorySample",
@@ -70,6 +73,7 @@ __all__ = [
     "RunReport",
     "Session",
     "WorkerError",
+    "engine_info",
     "error_pct",
     "mean_sd",
     "protocol",

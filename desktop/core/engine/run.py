@@ -196,3 +196,77 @@ class Session:
             predicted_ram_bytes=prediction.ram_bytes,
             predicted_vram_bytes=prediction.vram_bytes,
         )
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """The llama.cpp build a worker runs: version, whether it can offload, and its backends with
+    the features each was built with (``{"CPU": ("AVX2", "FMA", ...)}``; a CUDA build adds
+    ``"CUDA"``)."""
+
+    llama_cpp_version: str
+    gpu_offload: bool
+    backends: dict[str, tuple[str, ...]]
+    system_info: str
+
+    @classmethod
+    def from_ready(cls, ready: p.Ready) -> EngineInfo:
+        return cls(
+            ready.llama_cpp_version,
+            ready.gpu_offload,
+            parse_system_info(ready.system_info),
+            ready.system_info,
+        )
+
+    @property
+    def cpu_variant(self) -> str | None:
+        """The widest vector instructions the CPU backend was built for ("AVX2", "NEON")."""
+        features = self.backends.get("CPU", ())
+        return next((f for f in _CPU_VARIANTS if f in features), None)
+
+    def summary(self) -> str:
+        """The build in a few words, for the status bar and ``hw``: "llama.cpp 0.3.36 · CPU
+        AVX2", or "llama.cpp 0.3.36 · CUDA + CPU AVX2"."""
+        parts = []
+        for name in sorted(self.backends, key=lambda n: n == "CPU"):
+            variant = self.cpu_variant if name == "CPU" else None
+            parts.append(f"{name} {variant}" if variant else name)
+        return f"llama.cpp {self.llama_cpp_version} · " + " + ".join(parts or ["CPU"])
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "llama_cpp_version": self.llama_cpp_version,
+            "gpu_offload": self.gpu_offload,
+            "backends": {k: list(v) for k, v in self.backends.items()},
+        }
+
+
+_CPU_VARIANTS = ("AVX512", "AVX2", "AVX", "SVE", "NEON", "SSE3")
+
+
+def parse_system_info(text: str) -> dict[str, tuple[str, ...]]:
+    """``llama_print_system_info()`` as backends and the features set to 1 (or valued) in each:
+    "CPU : SSE3 = 1 | AVX = 0 | CUDA : ARCHS = 900 |" -> {"CPU": ("SSE3",), "CUDA": ("ARCHS",)}."""
+    backends: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for raw in text.split("|"):
+        entry = raw.strip()
+        if not entry:
+            continue
+        if " : " in entry:
+            name, _, entry = entry.partition(" : ")
+            current = backends.setdefault(name.strip(), [])
+        key, _, value = entry.partition("=")
+        key, value = key.strip(), value.strip()
+        if current is not None and key and value not in ("0", ""):
+            current.append(key)
+    return {name: tuple(features) for name, features in backends.items()}
+
+
+def engine_info(timeout: float = 60.0) -> EngineInfo:
+    """Start a worker, read which llama.cpp build it runs, stop it (a second or so)."""
+    client = EngineClient()
+    try:
+        return EngineInfo.from_ready(client.start(timeout))
+    finally:
+        client.close()

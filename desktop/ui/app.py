@@ -1,0 +1,112 @@
+"""The application: QApplication, language, palette, the window, and what runs at start.
+
+:class:`Controller` owns the shared :class:`~desktop.ui.state.AppState` and the
+:class:`~desktop.ui.main_window.MainWindow`. When the language changes it rebuilds the window
+in the new language (the state, running downloads included, stays); a theme change applies at
+once. Start-up work (probing this machine, learning the llama.cpp build) runs off the GUI thread
+after the window is shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Sequence
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from desktop import __version__
+from desktop.core.logs import setup_logging
+from desktop.core.settings import Settings
+from desktop.core.workspace import Workspace
+from desktop.ui.errors import install_excepthook
+from desktop.ui.i18n import install_language
+from desktop.ui.main_window import MainWindow
+from desktop.ui.state import AppState
+from desktop.ui.theme import app_icon, apply_theme
+from desktop.ui.workers import wait_for_tasks
+
+log = logging.getLogger(__name__)
+
+
+def make_application(argv: Sequence[str] = ()) -> QApplication:
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        return app
+    QApplication.setApplicationName("LLM Scout")
+    QApplication.setOrganizationName("LLM Scout")
+    QApplication.setApplicationVersion(__version__)
+    QApplication.setDesktopFileName("llm-scout")
+    app = QApplication([sys.argv[0] if sys.argv else "llm-scout", *argv])
+    app.setWindowIcon(app_icon())
+    return app
+
+
+class Controller:
+    """The app's one owner: state, window, language and theme."""
+
+    def __init__(self, app: QApplication, workspace: Workspace) -> None:
+        self.app = app
+        self.state = AppState(workspace)
+        self.language = install_language(app, workspace.settings.language)
+        apply_theme(app, workspace.settings.theme)
+        self.window = MainWindow(self.state)
+        self.state.settings_changed.connect(self._on_state_settings_changed)
+        self.state.engine_changed.connect(self._on_state_engine_changed)
+        app.aboutToQuit.connect(self.shutdown)
+
+    def start(self) -> None:
+        """Show the window and begin the background work it waits for."""
+        self.window.show()
+        QTimer.singleShot(0, self.state.probe_this_machine)
+        QTimer.singleShot(0, self.state.probe_engine)
+
+    def _on_state_settings_changed(self, settings: Settings) -> None:
+        apply_theme(self.app, settings.theme)
+        if settings.language != self.language:
+            language = install_language(self.app, settings.language)
+            if language != self.language:
+                self.language = language
+                self.rebuild_window()
+
+    def rebuild_window(self) -> None:
+        """The same window in the current language: same place, page and profile."""
+        old = self.window
+        old.save_state()
+        self.window = MainWindow(self.state)
+        self._on_state_engine_changed()
+        self.window.show()
+        old.hide()
+        old.deleteLater()
+
+    def _on_state_engine_changed(self) -> None:
+        info = self.state.engine
+        if info is not None:
+            self.window.set_backend_text(info.summary())
+        elif self.state.engine_error:
+            self.window.set_backend_text(
+                self.window.tr("llama.cpp: the engine could not be started")
+            )
+
+    def shutdown(self) -> None:
+        """Stop background work: pause downloads (they resume next time), end workers."""
+        self.window.save_state()
+        for page in self.window.pages.values():
+            stop = getattr(page, "shutdown", None)
+            if stop is not None:
+                stop()
+        self.state.close()
+        wait_for_tasks(10_000)
+
+
+def run(argv: Sequence[str] = ()) -> int:
+    """``llm-scout`` with a display, or ``llm-scout gui``: the window until it is closed."""
+    setup_logging()
+    app = make_application(argv)
+    install_excepthook()
+    controller = Controller(app, Workspace.load())
+    for problem in controller.state.workspace.settings_problems:
+        log.warning("%s", problem)
+    controller.start()
+    return int(app.exec())

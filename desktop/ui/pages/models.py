@@ -1,0 +1,15 @@
+"""The Models page (being built)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from desktop.ui.state import AppState
+
+
+class ModelsPage(QWidget):
+    def __init__(self, state: AppState) -> None:
+        super().__init__()
+        self.state = state
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(self.tr("Models")))

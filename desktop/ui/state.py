@@ -1,0 +1,210 @@
+"""The state every page follows: settings, catalog, the active hardware profile, the library and
+the download queue.
+
+:class:`AppState` lives on the GUI thread. Pages read it and subscribe to its signals; it never
+knows its views. Work (probing this machine, loading a profile file) runs off the GUI thread
+through :mod:`desktop.ui.workers`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop.core import paths
+from desktop.core.download import DownloadManager
+from desktop.core.engine import EngineInfo, engine_info
+from desktop.core.hardware import THIS_MACHINE, HardwareProfile, list_profiles, load_profile, probe
+from desktop.core.library import ModelResolver
+from desktop.core.settings import Settings, save_settings
+from desktop.core.workspace import Workspace
+from desktop.ui.workers import TaskControl, run_task
+
+log = logging.getLogger(__name__)
+
+THIS_MACHINE_KEY = "this"
+WHAT_IF_PREFIX = "what-if:"
+FILE_PREFIX = "file:"
+
+
+class AppState(QObject):
+    """Shared state of the window.
+
+    Signals:
+        settings_changed(object): the new :class:`~desktop.core.settings.Settings`.
+        profile_changed(): the active profile (or this machine's probe) changed.
+        library_changed(): models on disk changed (scan, import, remove, finished download).
+        downloads_changed(): a job was added or finished (progress is pulled on a timer).
+        engine_changed(): the llama.cpp build of the workers is known (``engine``).
+        problem(str, str): something failed in the background: (error kind, one sentence).
+    """
+
+    settings_changed = Signal(object)
+    profile_changed = Signal()
+    library_changed = Signal()
+    downloads_changed = Signal()
+    engine_changed = Signal()
+    problem = Signal(str, str)
+
+    def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.workspace = workspace
+        self.this_machine: HardwareProfile | None = None
+        self.engine: EngineInfo | None = None
+        self.engine_error: str | None = None
+        self.profile_key = THIS_MACHINE_KEY
+        self._profiles: dict[str, HardwareProfile] = {}
+        self._resolver: ModelResolver | None = None
+        self._downloads: DownloadManager | None = None
+        self.library_changed.connect(self._forget_resolver)
+
+    # -- settings ------------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self.workspace.settings
+
+    def update_settings(self, **changes: Any) -> Settings:
+        """Validate, save and apply; SettingsError when a value is not allowed."""
+        settings = replace(self.workspace.settings, **changes)
+        save_settings(settings)
+        self.workspace.settings = settings
+        if "models_dir" in changes:
+            self._forget_resolver()
+            self.workspace.__dict__.pop("resolver", None)
+        if {"models_dir", "hub_endpoint", "max_parallel_downloads"} & set(changes):
+            self._reopen_downloads()
+        self.settings_changed.emit(settings)
+        return settings
+
+    # -- hardware profiles -------------------------------------------------------------------
+
+    def probe_this_machine(self, *, measure_disk: bool = False) -> None:
+        """Probe this machine off the GUI thread; ``profile_changed`` follows."""
+        models_dir = self.workspace.models_dir
+
+        def work(control: TaskControl) -> HardwareProfile:
+            return probe(models_dir, measure_disk=measure_disk, measure_bandwidth=True)
+
+        run_task(work, on_done=self._probed, on_failed=self._failed)
+
+    def probe_engine(self) -> None:
+        """Start a worker once to learn the llama.cpp build (version, backends, CPU variant)."""
+
+        def work(control: TaskControl) -> EngineInfo:
+            return engine_info()
+
+        def failed(error: Exception) -> None:
+            self.engine_error = str(error)
+            self.engine_changed.emit()
+            self._failed(error)
+
+        def done(info: EngineInfo) -> None:
+            self.engine = info
+            self.engine_changed.emit()
+
+        run_task(work, on_done=done, on_failed=failed)
+
+    def _probed(self, profile: HardwareProfile) -> None:
+        self.this_machine = profile
+        if self.profile_key == THIS_MACHINE_KEY:
+            self.profile_changed.emit()
+
+    @property
+    def profile(self) -> HardwareProfile | None:
+        """The profile every estimate follows (None while this machine is being probed)."""
+        if self.profile_key == THIS_MACHINE_KEY:
+            return self.this_machine
+        return self._profiles.get(self.profile_key)
+
+    @property
+    def profile_name(self) -> str:
+        profile = self.profile
+        if self.profile_key == THIS_MACHINE_KEY:
+            return THIS_MACHINE
+        return profile.name if profile is not None and profile.name else self.profile_key
+
+    @property
+    def what_if(self) -> bool:
+        return self.profile_key != THIS_MACHINE_KEY
+
+    def what_if_names(self) -> list[str]:
+        return list_profiles()
+
+    def select_profile(self, key: str) -> None:
+        """``"this"``, ``"what-if:<name>"`` or ``"file:<path>"``; HardwareError for a bad one."""
+        if key != THIS_MACHINE_KEY and key not in self._profiles:
+            if key.startswith(WHAT_IF_PREFIX):
+                self._profiles[key] = load_profile(key.removeprefix(WHAT_IF_PREFIX))
+            elif key.startswith(FILE_PREFIX):
+                self._profiles[key] = load_profile(key.removeprefix(FILE_PREFIX))
+            else:
+                raise ValueError(f"unknown profile key {key!r}")
+        if key != self.profile_key:
+            self.profile_key = key
+            self.profile_changed.emit()
+
+    def open_profile_file(self, path: Path) -> str:
+        """Load a profile saved by ``llm-scout hw --save`` and make it active; returns its key.
+        HardwareError (one sentence) for a file that is not a profile."""
+        key = FILE_PREFIX + str(path)
+        self._profiles.pop(key, None)
+        self.select_profile(key)
+        return key
+
+    def loaded_profiles(self) -> dict[str, HardwareProfile]:
+        return dict(self._profiles)
+
+    # -- models on disk --------------------------------------------------------------------
+
+    @property
+    def library_db(self) -> Path:
+        return paths.library_db_path(ensure=True)
+
+    @property
+    def resolver(self) -> ModelResolver:
+        """The model resolver for what is on disk now (made again after ``library_changed``)."""
+        if self._resolver is None:
+            self._resolver = ModelResolver(
+                self.workspace.catalog,
+                models_dir=self.workspace.models_dir,
+                library_db=self.library_db,
+                demos=self.workspace.demos,
+            )
+        return self._resolver
+
+    def _forget_resolver(self) -> None:
+        self._resolver = None
+
+    # -- downloads ---------------------------------------------------------------------------
+
+    @property
+    def downloads(self) -> DownloadManager:
+        if self._downloads is None:
+            self._downloads = DownloadManager(
+                self.workspace.models_dir,
+                self.workspace.hub(),
+                self.settings.max_parallel_downloads,
+            )
+        return self._downloads
+
+    def _reopen_downloads(self) -> None:
+        """New downloads use the new folder or endpoint; jobs already running keep theirs."""
+        manager = self._downloads
+        if manager is not None and all(job.state.finished for job in manager.jobs):
+            manager.close()
+            self._downloads = None
+
+    def close(self) -> None:
+        """Pause running downloads (their partials resume next time)."""
+        if self._downloads is not None:
+            self._downloads.close()
+            self._downloads = None
+
+    def _failed(self, error: Exception) -> None:
+        kind = getattr(error, "kind", "error")
+        self.problem.emit(kind, str(error))

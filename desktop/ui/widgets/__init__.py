@@ -1,0 +1,1 @@
+"""Reusable widgets: cards, usage bars, the verdict badge, the memory breakdown bar."""

@@ -1,0 +1,51 @@
+"""Fixtures of the window tests: real Qt widgets offscreen over the real core.
+
+``state`` is the window's :class:`AppState` over a fresh workspace (settings and catalog of this
+test's own home) with this machine probed for real; ``window`` is the main window on it, shown.
+Every test must leave no background task running: the pool is drained and checked at teardown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Qt's offscreen screen is 800x800 by default; a desktop-sized one lets the window be 1280x800.
+SCREEN = Path(__file__).resolve().parents[1] / "fixtures" / "offscreen_screen.json"
+if os.environ.get("QT_QPA_PLATFORM", "offscreen") == "offscreen":
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={SCREEN}"
+
+from PySide6.QtCore import QThreadPool  # noqa: E402
+from pytestqt.qtbot import QtBot  # noqa: E402
+
+from desktop.core.workspace import Workspace  # noqa: E402
+from desktop.ui.main_window import MainWindow  # noqa: E402
+from desktop.ui.state import AppState  # noqa: E402
+from desktop.ui.theme import apply_theme  # noqa: E402
+from desktop.ui.workers import wait_for_tasks  # noqa: E402
+
+
+@pytest.fixture
+def state(qtbot: QtBot, qapp: object) -> Iterator[AppState]:
+    apply_theme(qapp, "light")  # type: ignore[arg-type]
+    app_state = AppState(Workspace.load())
+    with qtbot.waitSignal(app_state.profile_changed, timeout=30_000):
+        app_state.probe_this_machine()
+    yield app_state
+    app_state.close()
+    assert wait_for_tasks(30_000)
+    assert QThreadPool.globalInstance().activeThreadCount() == 0
+
+
+@pytest.fixture
+def window(qtbot: QtBot, state: AppState) -> Iterator[MainWindow]:
+    main = MainWindow(state)
+    qtbot.addWidget(main)
+    main.resize(1280, 800)
+    main.show()
+    qtbot.waitExposed(main)
+    yield main
+    main.close()
