@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from desktop import __version__
 from desktop.commands import bench, catalog, download, fit, gui, hw, library, run
+from desktop.commands.common import Parser
 from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
@@ -23,13 +24,13 @@ COMMANDS = (hw, catalog, fit, run, bench, download, library, gui)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="llm-scout",
         description="Which local LLM should I run here, and how does it really behave?",
     )
     parser.add_argument("--version", action="version", version=f"llm-scout {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in COMMANDS:
         module.register(sub)
     return parser
@@ -54,16 +55,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return int(handler(args))
+        code = int(handler(args))
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _pipe_closed()
     except UsageError as exc:
-        sys.stderr.write(f"llm-scout: {exc}\n")
+        sys.stderr.write(f"llm-scout: {_sentence(exc.message)}\n")
         return 2
     except ScoutError as exc:
-        sys.stderr.write(f"llm-scout: {exc}\n")
+        sys.stderr.write(f"llm-scout: {_sentence(exc.message)}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("llm-scout: interrupted.\n")
         return 130
+
+
+def _sentence(message: str) -> str:
+    """Every message ends with a full stop (or its own ?/!)."""
+    message = message.strip()
+    return message if message.endswith((".", "?", "!")) else message + "."
+
+
+def _pipe_closed() -> int:
+    """The reader went away (``llm-scout catalog | head``): stop quietly, like other Unix tools.
+    Python would complain again when it flushes stdout at exit, so stdout goes to devnull."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def handle(args: argparse.Namespace) -> int:
     settings = BenchSettings(pp=args.pp, tg=args.tg, repetitions=args.repetitions)
     args.ctx = settings.context(args.ctx)
-    load = load_settings_from(args)
+    load = load_settings_from(args, default_ctx=args.ctx)
     ws = workspace()
     resolved = ws.resolver.resolve(args.model)
     path = resolved.require_file()

@@ -13,7 +13,12 @@ import argparse
 import sys
 from typing import Any
 
-from desktop.commands.common import add_json_argument, add_profile_argument, workspace
+from desktop.commands.common import (
+    add_json_argument,
+    add_profile_argument,
+    check_endpoint,
+    workspace,
+)
 from desktop.commands.output import emit_json, human_bytes, human_params, print_table
 from desktop.core.catalog import (
     VARIANT_SORT_KEYS,
@@ -38,9 +43,17 @@ def register(subparsers: Any) -> None:
     )
     catalog.add_argument("--family", metavar="F", help="qwen, llama, phi, deepseek, gemma (a,b)")
     catalog.add_argument(
-        "--format", dest="fmt", choices=("gguf", "awq"), help="only GGUF or only AWQ variants"
+        "--format",
+        dest="fmt",
+        type=str.lower,
+        choices=("gguf", "awq"),
+        help="only GGUF or only AWQ variants (either case)",
     )
-    catalog.add_argument("--quant", metavar="Q", help="only this quant (Q4_K_M, Q8_0, AWQ ...)")
+    catalog.add_argument(
+        "--quant",
+        metavar="Q",
+        help="only this quantization, any case: Q4_K_M, Q5_K_M, Q8_0, AWQ ...",
+    )
     catalog.add_argument("--fits", action="store_true", help="only variants that can run here")
     catalog.add_argument(
         "--ctx", type=int, metavar="N", help="context length for the estimate (default: settings)"
@@ -49,9 +62,18 @@ def register(subparsers: Any) -> None:
     catalog.add_argument(
         "--commercial", action="store_true", help="only licences that allow commercial use"
     )
-    catalog.add_argument("--search", metavar="TEXT", help="words to find in names and notes")
     catalog.add_argument(
-        "--sort", choices=sorted(VARIANT_SORT_KEYS), default="family", help="row order"
+        "--search",
+        metavar="TEXT",
+        help="words that must all begin a word of the model's name, id, tags, repo or the "
+        "variant's quant ('qwen 7b q8')",
+    )
+    catalog.add_argument(
+        "--sort",
+        choices=sorted(VARIANT_SORT_KEYS),
+        default="family",
+        help="row order: family (then size), name, params (parameter count), quant (bits per "
+        "weight) or size (download size)",
     )
     add_profile_argument(
         catalog, help="estimate for a saved hardware profile or a bundled what-if profile"
@@ -144,8 +166,9 @@ def run_catalog(args: argparse.Namespace) -> int:
         ],
     )
     sys.stdout.write(
-        f"\n{len(rows)} variants. '~': size not verified against the Hub "
-        "(run 'llm-scout catalog refresh').\n"
+        f"\n{len(rows)} variants. verdict: gpu = every layer on the GPU, partial N/M = N of M "
+        "layers on the GPU, cpu = runs in RAM, no = does not fit; zh: speaks Chinese; '~': size "
+        "not verified against the Hub (run 'llm-scout catalog refresh').\n"
     )
     return 0
 
@@ -170,6 +193,7 @@ def _params(model: CatalogModel) -> str:
 
 
 def run_refresh(args: argparse.Namespace) -> int:
+    check_endpoint(args.endpoint)
     ws = workspace(with_demos=False)
 
     def progress(report: RepoReport) -> None:

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.common import add_json_argument, workspace
+from desktop.commands.common import add_json_argument, check_endpoint, workspace
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.catalog import Catalog
 from desktop.core.download import (
@@ -83,6 +83,9 @@ def build_request(args: argparse.Namespace, catalog: Catalog) -> DownloadRequest
 
 
 def run_download(args: argparse.Namespace) -> int:
+    if args.to and Path(args.to).expanduser().is_file():
+        raise UsageError(f"--to {args.to} is a file; give the folder to download into.")
+    check_endpoint(args.endpoint)
     ws = workspace(with_demos=False)
     request = build_request(args, ws.catalog)
     hub = ws.hub(args.endpoint)
@@ -96,6 +99,13 @@ def run_download(args: argparse.Namespace) -> int:
         hub_logging.set_verbosity(logging.ERROR)
     try:
         result = download(request, models_dir=models_dir, hub=hub, on_progress=printer)
+    except KeyboardInterrupt:
+        printer.close()
+        sys.stderr.write(
+            "llm-scout: download interrupted; what arrived is kept: run the same command again "
+            "to resume it.\n"
+        )
+        return 130
     finally:
         printer.close()
         hub_logging.set_verbosity(level)
@@ -176,3 +186,4 @@ class _ProgressPrinter:
         if self._tty and self._width:
             sys.stderr.write("\n")
             sys.stderr.flush()
+            self._width = 0

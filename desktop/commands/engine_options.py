@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from desktop.core.engine import LoadSettings
 from desktop.core.engine import protocol as p
+from desktop.core.settings import Settings
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -23,12 +25,24 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_settings_from(args: argparse.Namespace, *, default_ctx: int | None = None) -> LoadSettings:
-    """The load settings the options ask for (UsageError for impossible values)."""
+def load_settings_from(
+    args: argparse.Namespace, *, default_ctx: int, settings: Settings | None = None
+) -> LoadSettings:
+    """The load settings the options ask for (UsageError for impossible values); threads
+    default to the setting (0: the physical cores). More threads than logical CPUs warn."""
+    threads = args.threads
+    if threads is None and settings is not None and settings.default_threads:
+        threads = settings.default_threads
+    logical = os.cpu_count() or 1
+    if threads is not None and threads > logical:
+        sys.stderr.write(
+            f"llm-scout: {threads} threads is more than the {logical} logical CPUs; "
+            "llama.cpp gets slower, not faster, with more threads than cores.\n"
+        )
     return LoadSettings(
-        n_ctx=args.ctx if args.ctx is not None else (default_ctx or 4096),
+        n_ctx=args.ctx if args.ctx is not None else default_ctx,
         n_gpu_layers=args.ngl,
-        n_threads=args.threads,
+        n_threads=threads,
         template=getattr(args, "template", None),
     )
 

@@ -2,21 +2,44 @@
 
 The answer streams to stdout; the measurements (TTFT, tokens/s, memory, predicted vs measured)
 follow on stderr so the answer can be piped on its own. ``--json`` prints one document at the
-end instead (keys from ``RunReport.to_dict``). ``--chat`` keeps a conversation going on
-stdin until an empty line, ``/exit`` or end of input.
+end instead (keys from ``RunReport.to_dict``).
+
+``--chat`` keeps a conversation going (``desktop.core.engine.Conversation``): Ctrl-C stops an
+answer and returns to the prompt; Ctrl-C or Ctrl-D at the prompt leaves; a conversation that
+outgrows the context drops its oldest turns (the system prompt stays) and says so; commands
+start with ``/`` and never reach the model.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
+from pathlib import Path
 
 from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.engine_options import add_model_options, load_settings_from, warn_if_cpu_only
 from desktop.commands.output import emit_json, format_table, human_bytes
-from desktop.core.engine import Prediction, RunReport, Session, error_pct
+from desktop.core.engine import Conversation, Prediction, RunReport, Session, WorkerError, error_pct
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
+
+CHAT_HELP = """Commands:
+  /help          this list
+  /clear         forget the conversation (the system prompt stays)
+  /system TEXT   set the system prompt (/system alone removes it)
+  /save FILE     save the transcript (.md, or .json with settings and metrics)
+  /stats         tokens, speed and memory so far
+  /exit          leave (Ctrl-D or Ctrl-C at an empty prompt too)
+Ctrl-C while the model answers stops the answer."""
+
+FINISH_TEXT = {
+    "stop": "the model ended its answer",
+    "length": "--max-tokens reached",
+    "context": "the context is full",
+    "cancelled": "stopped",
+}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,22 +51,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_model_options(parser)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--prompt", metavar="TEXT", help="one user message")
-    what.add_argument("--chat", action="store_true", help="chat on stdin until an empty line")
+    what.add_argument(
+        "--chat", action="store_true", help="a conversation on the terminal (/help inside)"
+    )
     parser.add_argument("--raw", action="store_true", help="send --prompt without the template")
     parser.add_argument("--system", metavar="S", help="system prompt")
-    parser.add_argument("--ctx", type=int, default=2048, metavar="N", help="context length")
+    parser.add_argument(
+        "--ctx", type=int, default=None, metavar="N", help="context length (default: settings)"
+    )
     parser.add_argument("--temp", type=float, default=0.8, metavar="T", help="temperature")
-    parser.add_argument("--top-p", type=float, default=0.95, metavar="P")
-    parser.add_argument("--top-k", type=int, default=40, metavar="K")
-    parser.add_argument("--min-p", type=float, default=0.05, metavar="P")
-    parser.add_argument("--repeat-penalty", type=float, default=1.0, metavar="R")
-    parser.add_argument("--seed", type=int, default=None, metavar="S")
-    parser.add_argument("--max-tokens", type=int, default=256, metavar="N")
+    parser.add_argument("--top-p", type=float, default=0.95, metavar="P", help="nucleus sampling")
+    parser.add_argument("--top-k", type=int, default=40, metavar="K", help="top-k sampling")
+    parser.add_argument("--min-p", type=float, default=0.05, metavar="P", help="min-p sampling")
+    parser.add_argument(
+        "--repeat-penalty", type=float, default=1.0, metavar="R", help="1.0: no penalty"
+    )
+    parser.add_argument("--seed", type=int, default=None, metavar="S", help="random if not set")
+    parser.add_argument(
+        "--max-tokens", type=int, default=256, metavar="N", help="most tokens per answer"
+    )
     parser.add_argument(
         "--stop", action="append", default=[], metavar="TEXT", help="stop string (repeatable)"
     )
     parser.add_argument(
-        "--template", metavar="NAME", help="chat template: a name (chatml, gemma, ...) or Jinja"
+        "--template",
+        metavar="NAME",
+        help="chat template: a name (chatml, gemma, llama3, ...) or Jinja text; default: the "
+        "file's own, else one chosen by architecture",
     )
     add_json_argument(parser, help="one JSON document at the end")
     parser.set_defaults(handler=handle)
@@ -52,8 +86,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def handle(args: argparse.Namespace) -> int:
     if args.chat and args.json:
         raise UsageError("--json works with --prompt, not with --chat.")
-    load = load_settings_from(args, default_ctx=2048)
+    if args.max_tokens < 1:
+        raise UsageError(f"--max-tokens must be at least 1, not {args.max_tokens}.")
     ws = workspace()
+    load = load_settings_from(args, default_ctx=ws.settings.default_ctx, settings=ws.settings)
     resolved = ws.resolver.resolve(args.model)
     path = resolved.require_file()
     profile, _name = ws.profile()
@@ -72,7 +108,7 @@ def handle(args: argparse.Namespace) -> int:
         loaded = session.open()
         warn_if_cpu_only(args.ngl, loaded)
         if args.chat:
-            return _chat(session, args, params)
+            return _chat(Conversation(session, system=args.system, params=params), resolved.label)
         messages = () if args.raw else (p.ChatMessage("user", args.prompt),)
         request = session.generate(
             messages=messages,
@@ -91,6 +127,9 @@ def handle(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         rows = _report_rows(report, loaded, prediction, resolved.label)
         sys.stderr.write("\n" + format_table(*rows) + "\n")
+        warning = report.speed_warning()
+        if warning:
+            sys.stderr.write(f"llm-scout: {warning}\n")
     return 0
 
 
@@ -99,26 +138,116 @@ def _echo(text: str) -> None:
     sys.stdout.flush()
 
 
-def _chat(session: Session, args: argparse.Namespace, params: p.SamplingParams) -> int:
-    history: list[p.ChatMessage] = []
+def _read(interactive: bool) -> str | None:
+    """One line from the user; None at the end of input (Ctrl-D)."""
+    if interactive:
+        try:
+            return input("> ")
+        except EOFError:
+            sys.stderr.write("\n")
+            return None
+    line = sys.stdin.readline()
+    return line if line else None
+
+
+def _chat(chat: Conversation, label: str) -> int:
     interactive = sys.stdin.isatty()
+    if interactive:
+        try:
+            import readline  # noqa: F401  (line editing and history for input())
+        except ImportError:  # pragma: no cover - Windows without pyreadline
+            pass
+    sys.stderr.write(
+        f"Chatting with {label}. Type /help for commands; Ctrl-D or /exit leaves, Ctrl-C "
+        "stops an answer.\n"
+    )
     while True:
-        if interactive:
-            sys.stderr.write("> ")
-            sys.stderr.flush()
-        line = sys.stdin.readline()
-        text = line.strip()
-        if not line or not text or text in ("/exit", "/quit"):
+        try:
+            line = _read(interactive)
+        except KeyboardInterrupt:
+            sys.stderr.write("\n")
             return 0
-        history.append(p.ChatMessage("user", text))
-        request = session.generate(messages=history, system=args.system, params=params)
-        session.stream(request, _echo)
+        if line is None:
+            return 0
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith("/"):
+            if _command(chat, text, label):
+                return 0
+            continue
+        try:
+            answer = chat.ask(text, _echo)
+        except KeyboardInterrupt:
+            sys.stdout.write("\n")
+            sys.stderr.write("[stopped]\n")
+            continue
+        except WorkerError as exc:
+            if exc.kind != "engine.context_overflow":
+                raise
+            sys.stderr.write(f"llm-scout: {exc.message} /clear starts over.\n")
+            continue
         sys.stdout.write("\n")
         sys.stdout.flush()
-        history.append(p.ChatMessage("assistant", request.text))
-        metrics = request.meter.finish()
+        if answer.dropped_turns:
+            turns = "turn" if answer.dropped_turns == 1 else "turns"
+            sys.stderr.write(
+                f"[the conversation outgrew the context: the {answer.dropped_turns} oldest "
+                f"{turns} were dropped, the system prompt kept]\n"
+            )
+        metrics = answer.report.metrics
         rate, ttft = _num(metrics.tokens_per_s, ".1f"), _num(metrics.ttft_ms, ".0f")
-        sys.stderr.write(f"[{metrics.generated_tokens} tokens, {rate} tokens/s, TTFT {ttft} ms]\n")
+        why = FINISH_TEXT.get(answer.finish_reason, answer.finish_reason)
+        sys.stderr.write(
+            f"[{metrics.generated_tokens} tokens, {rate} tokens/s, TTFT {ttft} ms; {why}]\n"
+        )
+
+
+def _command(chat: Conversation, text: str, label: str) -> bool:
+    """Run a /command; True when the chat should end."""
+    name, _, rest = text.partition(" ")
+    rest = rest.strip()
+    if name in ("/exit", "/quit"):
+        return True
+    if name == "/help":
+        sys.stderr.write(CHAT_HELP + "\n")
+    elif name == "/clear":
+        chat.clear()
+        sys.stderr.write("[conversation cleared]\n")
+    elif name == "/system":
+        chat.set_system(rest)
+        sys.stderr.write("[system prompt set]\n" if rest else "[system prompt removed]\n")
+    elif name == "/save":
+        if not rest:
+            sys.stderr.write("/save needs a file name, e.g. /save chat.md\n")
+        else:
+            sys.stderr.write(_save(chat, Path(rest).expanduser(), label) + "\n")
+    elif name == "/stats":
+        stats = chat.stats()
+        rate = _num(stats["mean_tokens_per_s"], ".1f")
+        sys.stderr.write(
+            f"[{stats['turns']} turns kept, {stats['dropped_turns']} dropped; "
+            f"{stats['generated_tokens']} tokens generated at {rate} tokens/s on average; "
+            f"RSS peak {human_bytes(stats['rss_peak_bytes'])}]\n"
+        )
+    else:
+        sys.stderr.write(f"Unknown command {name}; /help lists them.\n")
+    return False
+
+
+def _save(chat: Conversation, path: Path, label: str) -> str:
+    if path.suffix.lower() == ".json":
+        text = json.dumps(chat.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = chat.to_markdown(f"Chat with {label}")
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        return f"Cannot save to {path}: {exc.strerror or exc}."
+    return f"[saved to {path}]"
 
 
 def _num(value: float | None, spec: str) -> str:

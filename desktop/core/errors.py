@@ -62,6 +62,7 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "download.disk_full": "Not enough disk space",
         "download.gated": "Licence acceptance or token needed",
         "download.network": "Network error",
+        "download.not_a_folder": "A file where a folder should be",
         "download.not_found": "Not found on the Hub",
         "download.offline": "Offline",
         "download.unsafe_name": "Unsafe file name refused",

@@ -87,6 +87,9 @@ def kind_titles() -> dict[str, str]:
             "ErrorKinds", "Licence acceptance or token needed"
         ),
         "download.network": QCoreApplication.translate("ErrorKinds", "Network error"),
+        "download.not_a_folder": QCoreApplication.translate(
+            "ErrorKinds", "A file where a folder should be"
+        ),
         "download.not_found": QCoreApplication.translate("ErrorKinds", "Not found on the Hub"),
         "download.offline": QCoreApplication.translate("ErrorKinds", "Offline"),
         "download.unsafe_name": QCoreApplication.translate(

@@ -5,7 +5,8 @@ Re-exported by :mod:`desktop.core.catalog`; import them from there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from desktop.core.catalog.types import Catalog, CatalogModel, Variant
@@ -18,15 +19,39 @@ def _models(source: Catalog | Iterable[CatalogModel]) -> list[CatalogModel]:
     return list(source)
 
 
+_SEPARATORS = re.compile(r"[\s\-/:,;()]+")
+
+
+def _tokens(*texts: str) -> list[str]:
+    """Lower-case words of names: "Qwen2.5-7B-Instruct" -> ["qwen2.5", "7b", "instruct"]."""
+    return [t for text in texts for t in _SEPARATORS.split(text.lower()) if t]
+
+
 def _words(text: str | None) -> list[str]:
-    return [w for w in (text or "").lower().split() if w]
+    return _tokens(text or "")
 
 
-def _haystack(model: CatalogModel) -> str:
-    parts = [model.id, model.name, model.family, model.description, model.license.name]
-    parts.extend(model.tags)
-    parts.extend(v.repo for v in model.variants)
-    return " ".join(parts).lower()
+def _matches(words: Sequence[str], tokens: Sequence[str]) -> bool:
+    """Every word begins one of the tokens: "qwen" finds "qwen2.5", "7b" finds "7b" but not
+    "1.7b", "q8" finds "q8_0"."""
+    return all(any(token.startswith(word) for token in tokens) for word in words)
+
+
+def _model_tokens(model: CatalogModel) -> list[str]:
+    """What a search looks at: ids, names, family, tags, licence and repos (not the
+    description, whose "distilled from a 7B model" would make every search noisy)."""
+    return _tokens(
+        model.id,
+        model.name,
+        model.family,
+        model.license.name,
+        *model.tags,
+        *(v.repo for v in model.variants),
+    )
+
+
+def _variant_tokens(variant: Variant) -> list[str]:
+    return _tokens(variant.quant, variant.format, *(f.name for f in variant.files))
 
 
 def _family_set(family: str | Iterable[str] | None) -> set[str] | None:
@@ -58,8 +83,11 @@ def model_matches(
             return False
     if commercial is not None and model.license.commercial_use != commercial:
         return False
-    haystack = _haystack(model)
-    return all(word in haystack for word in _words(text))
+    words = _words(text)
+    if not words:
+        return True
+    tokens = _model_tokens(model)
+    return _matches(words, tokens + [t for v in model.variants for t in _variant_tokens(v)])
 
 
 def filter_models(
@@ -77,7 +105,8 @@ def filter_models(
     - ``fmt``: "gguf" or "awq": the model has at least one variant of that format;
     - ``lang``: ISO code ("zh", also "zh-CN"): the model lists that language;
     - ``commercial``: True keeps licences that allow commercial use, False the others;
-    - ``text``: every word must occur in the id, name, family, description, tags or repos.
+    - ``text``: every word must begin a word of the id, name, family, licence, tags, repos or
+      a variant's quant and file names.
     """
     return [
         m
@@ -97,15 +126,19 @@ def filter_variants(
     quant: str | None = None,
 ) -> list[tuple[CatalogModel, Variant]]:
     """(model, variant) pairs of the models :func:`filter_models` keeps, restricted to the
-    variants of format ``fmt`` and quant ``quant`` when given."""
+    variants of format ``fmt`` and quant ``quant`` when given. Search words match the model's
+    names and the variant's quant and files together ("qwen 7b q8" finds the Q8_0 variants of
+    Qwen 7B models only)."""
+    words = _words(text)
     pairs = []
-    for model in filter_models(
-        catalog, family=family, fmt=fmt, lang=lang, commercial=commercial, text=text
-    ):
+    for model in filter_models(catalog, family=family, fmt=fmt, lang=lang, commercial=commercial):
+        tokens = _model_tokens(model)
         for variant in model.variants:
             if fmt is not None and variant.format != fmt.lower():
                 continue
             if quant is not None and variant.quant.lower() != quant.lower():
+                continue
+            if words and not _matches(words, tokens + _variant_tokens(variant)):
                 continue
             pairs.append((model, variant))
     return pairs

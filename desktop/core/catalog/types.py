@@ -255,10 +255,30 @@ class Catalog:
     def _ids(self) -> list[str]:
         return [m.id for m in self.models]
 
+    def suggestions(self, word: str) -> str:
+        """" (did you mean ...?)" with model and variant ids close to ``word``, or ""."""
+        return _suggest(word, [*self._ids(), *self._by_variant])
+
 
 def _suggest(word: str, candidates: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, candidates, n=3, cutoff=0.6)
+    """Up to three ids close to ``word``: those that begin with its model part (a shortened id,
+    "qwen2.5-7b:Q4_K_M" -> "qwen2.5-7b-instruct:Q4_K_M") first, then close spellings."""
+    lowered = word.lower()
+    model, _, quant = lowered.partition(":")
+    close = [
+        c
+        for c in candidates
+        if model
+        and c.lower().startswith(model)
+        and (not quant or c.lower().endswith(":" + quant))
+    ]
+    close += difflib.get_close_matches(word, candidates, n=3, cutoff=0.6)
     if not close:
-        lowered = word.lower()
-        close = [c for c in candidates if lowered and lowered in c.lower()][:3]
-    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        close = [c for c in candidates if lowered and lowered in c.lower()]
+    close = list(dict.fromkeys(close))[:3]
+    return did_you_mean(close)
+
+
+def did_you_mean(ids: Sequence[str]) -> str:
+    """" (did you mean 'a', 'b'?)" for the end of a sentence, "" when there is nothing."""
+    return f" (did you mean {', '.join(repr(c) for c in ids)}?)" if ids else ""

@@ -126,6 +126,13 @@ class DownloadRequest:
 
     def plans(self, models_dir: Path) -> list[FilePlan]:
         """Final and partial paths of every file, each checked to stay in its folder."""
+        for place in (models_dir, self.dest):
+            blocked = _file_in_the_way(place)
+            if blocked is not None:
+                raise DownloadError(
+                    f"{blocked} is a file, not a folder; give a folder to download into.",
+                    kind="download.not_a_folder",
+                )
         folder = self.folder(models_dir)
         partials = self.partial_folder(models_dir)
         out: list[FilePlan] = []
@@ -135,6 +142,15 @@ class DownloadRequest:
             sha256 = spec.sha256.lower() if spec.sha256 else None
             out.append(FilePlan(spec.name, final, partial, sha256, spec.size_bytes))
         return out
+
+
+def _file_in_the_way(folder: Path | None) -> Path | None:
+    """The file (not folder) at ``folder`` or at one of its parents, if there is one."""
+    while folder is not None and folder != folder.parent:
+        if folder.exists():
+            return None if folder.is_dir() else folder
+        folder = folder.parent
+    return None
 
 
 def _inside(folder: Path, name: str, repo: str) -> Path:

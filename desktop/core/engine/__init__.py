@@ -20,6 +20,7 @@ from desktop.core.engine import protocol
 
 if TYPE_CHECKING:
     from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
+    from desktop.core.engine.chat import Answer, Conversation, Turn
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.memory import ProcessMemory
     from desktop.core.engine.metrics import (
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from desktop.core.engine.worker import main as worker_main
 
 _LAZY: dict[str, tuple[str, str]] = {
+    "Answer": ("chat", "Answer"),
+    "Conversation": ("chat", "Conversation"),
+    "Turn": ("chat", "Turn"),
     "BenchResult": ("bench", "BenchResult"),
     "BenchRun": ("bench", "BenchRun"),
     "BenchSettings": ("bench", "BenchSettings"),
@@ -59,9 +63,11 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "Answer",
     "BenchResult",
     "BenchRun",
     "BenchSettings",
+    "Conversation",
     "EngineClient",
     "EngineInfo",
     "GenerationMetrics",
@@ -72,6 +78,7 @@ __all__ = [
     "Request",
     "RunReport",
     "Session",
+    "Turn",
     "WorkerError",
     "engine_info",
     "error_pct",

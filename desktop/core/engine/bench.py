@@ -44,7 +44,9 @@ class BenchSettings:
         if n_ctx is None:
             return self.pp + self.tg + 8
         if n_ctx < max(self.pp, self.tg + 1) + 1:
-            raise UsageError(f"--ctx {n_ctx} cannot hold {self.pp} prompt tokens and {self.tg}.")
+            raise UsageError(
+                f"--ctx {n_ctx} cannot hold {self.pp} prompt tokens or {self.tg} generated tokens."
+            )
         return n_ctx
 
 

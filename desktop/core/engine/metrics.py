@@ -275,6 +275,10 @@ class RunReport:
     vram_peak_bytes: int | None = None
     predicted_ram_bytes: int | None = None
     predicted_vram_bytes: int | None = None
+    predicted_tokens_per_s: float | None = None
+    finish_reason: str | None = None  # stop, length, context, cancelled (None: did not finish)
+    n_ctx: int | None = None
+    n_threads: int | None = None
 
     @classmethod
     def build(
@@ -286,6 +290,10 @@ class RunReport:
         load_ms: float | None = None,
         predicted_ram_bytes: int | None = None,
         predicted_vram_bytes: int | None = None,
+        predicted_tokens_per_s: float | None = None,
+        finish_reason: str | None = None,
+        n_ctx: int | None = None,
+        n_threads: int | None = None,
     ) -> RunReport:
         """A report from a finished meter and the memory phases of the same run."""
         return cls(
@@ -298,7 +306,31 @@ class RunReport:
             vram_peak_bytes=memory.peak_vram,
             predicted_ram_bytes=predicted_ram_bytes,
             predicted_vram_bytes=predicted_vram_bytes,
+            predicted_tokens_per_s=predicted_tokens_per_s,
+            finish_reason=finish_reason,
+            n_ctx=n_ctx,
+            n_threads=n_threads,
         )
+
+    def speed_warning(self, min_tokens: int = 16) -> str | None:
+        """A sentence when generation ran at under half the predicted speed (over at least
+        ``min_tokens`` tokens, below that the measurement says little), with the likely causes."""
+        measured, predicted = self.metrics.tokens_per_s, self.predicted_tokens_per_s
+        if measured is None or not predicted or self.metrics.generated_tokens < min_tokens:
+            return None
+        if measured >= predicted / 2:
+            return None
+        threads = f" ({self.n_threads} threads)" if self.n_threads else ""
+        return (
+            f"Generation ran at {measured / predicted:.0%} of the predicted speed: other "
+            "programs may be using the CPU or GPU, the machine may be throttling (heat, power "
+            f"saving), or the run used fewer threads than the machine has cores{threads}."
+        )
+
+    @property
+    def speed_error_pct(self) -> float | None:
+        """Predicted vs measured generation speed, in percent of the measured."""
+        return error_pct(self.predicted_tokens_per_s, self.metrics.tokens_per_s)
 
     @property
     def ram_error_pct(self) -> float | None:
@@ -309,14 +341,23 @@ class RunReport:
         return error_pct(self.predicted_vram_bytes, self.vram_peak_bytes)
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``llm-scout run --json`` document. Generation speed is
+        ``generation_tokens_per_s`` (as in ``bench``); ``tokens_per_s`` is its old name, kept
+        for one release."""
         m = self.metrics
         return {
             "text": self.text,
+            "finish_reason": self.finish_reason,
+            "n_ctx": self.n_ctx,
+            "n_threads": self.n_threads,
             "ttft_ms": m.ttft_ms,
             "prompt_tokens": m.prompt_tokens,
             "prompt_tokens_per_s": m.prompt_tokens_per_s,
             "generated_tokens": m.generated_tokens,
+            "generation_tokens_per_s": m.tokens_per_s,
             "tokens_per_s": m.tokens_per_s,
+            "predicted_tokens_per_s": self.predicted_tokens_per_s,
+            "speed_error_pct": self.speed_error_pct,
             "load_ms": self.load_ms,
             "rss_after_load_bytes": self.rss_after_load_bytes,
             "rss_peak_bytes": self.rss_peak_bytes,

@@ -188,13 +188,19 @@ class Session:
         """Measured vs predicted for a finished request (memory over this load and answer)."""
         metrics = request.meter.finish()
         prediction = self.prediction(metrics.prompt_tokens + metrics.generated_tokens)
+        loaded = self.loaded
+        done = request.terminal
         return RunReport.build(
             request.text,
             metrics,
             self.client.memory_phases(self._load_request, request),
-            load_ms=self.loaded.load_ms if self.loaded is not None else None,
+            load_ms=loaded.load_ms if loaded is not None else None,
             predicted_ram_bytes=prediction.ram_bytes,
             predicted_vram_bytes=prediction.vram_bytes,
+            predicted_tokens_per_s=prediction.tokens_per_s,
+            finish_reason=done.finish_reason if isinstance(done, p.Done) else None,
+            n_ctx=loaded.n_ctx if loaded is not None else self.load_settings.n_ctx,
+            n_threads=loaded.n_threads if loaded is not None else None,
         )
 
 

@@ -7,7 +7,7 @@ A profile taken on one machine (``llm-scout hw --save``) can be evaluated on ano
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from types import UnionType
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -141,8 +141,13 @@ class HardwareProfile:
             memory = _build(MemoryInfo, data["memory"])
             disks = tuple(_build(DiskInfo, d) for d in data.get("disks", ()))
             gpus = tuple(_build(GpuInfo, g) for g in data.get("gpus", ()))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise HardwareError(f"The hardware profile is not valid: {exc}.") from exc
+        except KeyError as exc:
+            raise HardwareError(
+                f"The hardware profile has no {exc.args[0]!r} section; save a profile with "
+                "`llm-scout hw --save FILE` to see the format."
+            ) from exc
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise HardwareError(f"The hardware profile is not valid: {_words(exc)}.") from exc
         return cls(
             cpu=cpu,
             memory=memory,
@@ -185,22 +190,29 @@ def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
 
 def _build(kind: type[Any], data: Any) -> Any:
     """One dataclass from a JSON object: unknown keys ignored, every known value type-checked."""
+    section = _SECTIONS.get(kind.__name__, kind.__name__)
     if not isinstance(data, dict):
-        raise TypeError(f"{kind.__name__} must be an object")
+        raise TypeError(f"the {section} section must be a JSON object")
     hints = get_type_hints(kind)
     values: dict[str, Any] = {}
     for f in fields(kind):
         if f.name not in data:
+            required = f.default is MISSING and f.default_factory is MISSING
+            if required:
+                raise ValueError(f"the {section} section has no {f.name!r}")
             continue
         value = data[f.name]
         if isinstance(value, list):
             value = tuple(value)
         if not _matches(value, hints[f.name]):
-            raise ValueError(f"{kind.__name__}.{f.name} has the wrong type ({value!r})")
+            raise ValueError(f"the {section}'s {f.name!r} cannot be {value!r}")
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-            raise ValueError(f"{kind.__name__}.{f.name} cannot be negative ({value!r})")
+            raise ValueError(f"the {section}'s {f.name!r} cannot be negative ({value!r})")
         values[f.name] = float(value) if _wants_float(hints[f.name], value) else value
     return kind(**values)
+
+
+_SECTIONS = {"CpuInfo": "cpu", "MemoryInfo": "memory", "DiskInfo": "disk", "GpuInfo": "GPU"}
 
 
 def _matches(value: Any, hint: Any) -> bool:
@@ -227,3 +239,8 @@ def _wants_float(hint: Any, value: Any) -> bool:
         return False
     args = get_args(hint) if get_origin(hint) in (Union, UnionType) else (hint,)
     return float in args and int not in args
+
+
+def _words(exc: BaseException) -> str:
+    """An exception's message without Python's repr decorations, as the end of a sentence."""
+    return str(exc).strip().rstrip(".") or type(exc).__name__

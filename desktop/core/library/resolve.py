@@ -164,7 +164,7 @@ class ModelResolver:
                 keys = ", ".join(d.key.split("-", 1)[0] for d in self.demos) or "none here"
                 raise ModelNotFound(
                     f"{spec} is neither a model file, a catalog model or variant id "
-                    f"(model:QUANT), nor a demo model ({keys})."
+                    f"(model:QUANT), nor a demo model ({keys}){self.catalog.suggestions(spec)}."
                 )
             model, variant = found, found.variant_for(DEFAULT_QUANT) or found.variants[0]
         return self.for_variant(model, variant, spec=spec)

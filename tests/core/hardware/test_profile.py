@@ -138,8 +138,9 @@ def test_wrong_types_are_a_clear_error(path: tuple[Any, ...], value: Any) -> Non
     [
         ("not json", "not JSON"),
         ("[1, 2]", "JSON object"),
-        ('{"cpu": {}}', "not valid"),
-        ('{"memory": {"total_bytes": 1, "available_bytes": 1}}', "not valid"),
+        ('{"cpu": {}}', "the cpu section has no 'brand'"),
+        ('{"memory": {"total_bytes": 1, "available_bytes": 1}}', "has no 'cpu' section"),
+        ('{"cpu": [], "memory": {}}', "the cpu section must be a JSON object"),
     ],
 )
 def test_broken_files(text: str, message: str) -> None:
