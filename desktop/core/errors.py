@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-
 #: Every ``kind`` the core raises or reports, with a short English title. Front ends key their
 #: own (translated) wording on these; the window translates every entry, and a test checks that
 #: every kind written under ``desktop/`` is listed here. Worker error kinds (the engine protocol's
