@@ -11,6 +11,11 @@ Import takes one file: referenced where it is (default) or copied into
 ``<models dir>/imported/`` through a temporary file and an atomic rename, so the final name never
 holds half a copy. Import computes the file's sha256 (while copying, in the same pass).
 
+Removing: :meth:`Library.forget` drops a row and leaves the file alone (a later scan of a folder
+that still holds it finds it again); :meth:`Library.delete_download` deletes a model the
+downloader installed in the models folder (its files and their verification records) and
+refuses anything else.
+
 Long work reports progress and can be stopped: a scan calls ``on_progress`` with a
 :class:`ScanProgress` after each file and checks ``should_stop`` between files; imports and
 hashing count bytes (``on_bytes``) and stop between 4 MiB blocks, raising
@@ -41,10 +46,12 @@ from desktop.core.library.files import (
 )
 from desktop.core.library.match import FileFacts, Match, infer_family, match_file
 from desktop.core.library.sources import (
+    DOWNLOADS_SUBDIR,
     IMPORTED_SUBDIR,
     Candidate,
     ScanRoot,
     discover,
+    downloaded_files,
 )
 from desktop.core.library.store import (
     FileState,
@@ -503,6 +510,45 @@ class Library:
         stored = self._store.entry(entry.path)
         return stored if stored is not None else entry
 
+    # -- removing ------------------------------------------------------------------------------
+
+    def forget(self, path: Path | str) -> bool:
+        """Drop the row of ``path`` (a model or a problem file); the file is not touched.
+        Returns whether there was a row. A scan of a folder that still holds the file adds it
+        again."""
+        key = Path(path).expanduser().absolute()
+        known = self._store.entry(key) is not None or self._store.problem(key) is not None
+        if known:
+            with self._store.transaction():
+                self._store.delete([str(key)])
+        return known
+
+    def delete_download(self, path: Path | str, models_dir: Path | None = None) -> tuple[Path, ...]:
+        """Delete a model the app downloaded: every file of it (all parts of a split model)
+        and their ``.downloads/.../*.verified.json`` records, then its row; empty folders left
+        behind go too. Returns the files deleted.
+
+        Only files inside ``models_dir`` (default: this library's models folder) that carry the
+        downloader's record are deleted; anything else raises LibraryError and nothing is
+        deleted (see :func:`~desktop.core.library.sources.downloaded_files`).
+        """
+        root = (models_dir if models_dir is not None else self.models_dir).expanduser().absolute()
+        pairs = downloaded_files(Path(path), root)
+        deleted: list[Path] = []
+        for file, record in pairs:
+            try:
+                file.unlink(missing_ok=True)
+                record.unlink(missing_ok=True)
+            except OSError as exc:
+                raise LibraryError(f"{file} cannot be deleted: {exc.strerror or exc}.") from exc
+            deleted.append(file)
+            _remove_empty_folders(file.parent, root)
+            _remove_empty_folders(record.parent, root / DOWNLOADS_SUBDIR)
+        with self._store.transaction():
+            self._store.delete([str(pairs[0][0]), *(str(f) for f in deleted)])
+        log.info("Deleted the downloaded model %s (%d files).", pairs[0][0], len(deleted))
+        return tuple(deleted)
+
     # -- hashing -------------------------------------------------------------------------------
 
     def ensure_sha256(
@@ -567,6 +613,16 @@ class Library:
         updated = self._store.entry(entry.path)
         assert updated is not None
         return updated
+
+
+def _remove_empty_folders(folder: Path, stop: Path) -> None:
+    """Remove ``folder`` and its parents while they are empty, up to (not including) ``stop``."""
+    while folder != stop and stop in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (or not ours to remove): stop here
+            return
+        folder = folder.parent
 
 
 def _display_name(

@@ -18,6 +18,7 @@ Sources and their layouts:
 - ``downloaded``: our own models folder, ``<owner>/<repo>/<file>``; ``imported/`` holds copies
   made by ``llm-scout import --copy`` (source ``imported``).
 - ``folder``: any folder the user added, searched recursively for ``*.gguf``.
+- ``demo``: the folders holding the app's demo models (:func:`demo_roots`), flat.
 
 Split models (``name-00001-of-00003.gguf``) are one candidate: the first part, with every part
 listed in ``parts``.
@@ -35,11 +36,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from desktop.core.errors import LibraryError
 from desktop.core.library.files import SPLIT_RE
 
 log = logging.getLogger(__name__)
 
-Source = Literal["imported", "downloaded", "hf-cache", "lmstudio", "ollama", "gpt4all", "folder"]
+Source = Literal[
+    "imported", "downloaded", "hf-cache", "lmstudio", "ollama", "gpt4all", "folder", "demo"
+]
 SOURCES: tuple[Source, ...] = (
     "imported",
     "downloaded",
@@ -48,6 +52,7 @@ SOURCES: tuple[Source, ...] = (
     "ollama",
     "gpt4all",
     "folder",
+    "demo",
 )
 
 IMPORTED_SUBDIR = "imported"
@@ -255,6 +260,53 @@ def _verified_sha256(root: Path, path: Path) -> str | None:
     return None
 
 
+def downloaded_files(path: Path, models_dir: Path) -> tuple[tuple[Path, Path], ...]:
+    """The files of the model ``path`` that the downloader installed in ``models_dir``, each
+    with its verification record: ``(file, record)`` pairs, every part of a split model.
+
+    Raises LibraryError (one sentence) unless ``path`` is a regular file at
+    ``<models dir>/<owner>/<repo>/...`` (no link, nothing in ``imported/`` or ``.downloads/``)
+    and every part has the ``.downloads/.../<file>.verified.json`` record the downloader wrote,
+    for a file of the size recorded there. Nothing is deleted or changed here.
+    """
+    root = models_dir.expanduser().absolute()
+    file = Path(path).expanduser().absolute()
+    refuse = (
+        f"{file.name} was not downloaded by LLM Scout into {root}, so the app does not delete "
+        "it; it can only be forgotten."
+    )
+    try:
+        rel = file.relative_to(root)
+    except ValueError:
+        raise LibraryError(refuse) from None
+    if len(rel.parts) < 3 or rel.parts[0] in (DOWNLOADS_SUBDIR, IMPORTED_SUBDIR):
+        raise LibraryError(refuse)
+    if ".." in rel.parts or file.is_symlink() or not file.is_file():
+        raise LibraryError(refuse)
+    try:
+        file.parent.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        raise LibraryError(refuse) from None
+    parts = [file]
+    match = SPLIT_RE.match(file.name)
+    if match is not None:
+        count = int(match["count"])
+        names = [f"{match['stem']}-{i:05d}-of-{count:05d}.gguf" for i in range(1, count + 1)]
+        parts = [file.with_name(n) for n in names if n == file.name or file.with_name(n).exists()]
+    pairs: list[tuple[Path, Path]] = []
+    for part in parts:
+        record = root / DOWNLOADS_SUBDIR / f"{part.relative_to(root)}{VERIFIED_SUFFIX}"
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+            size = part.stat().st_size
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            raise LibraryError(refuse) from None
+        if part.is_symlink() or not isinstance(data, dict) or data.get("size") != size:
+            raise LibraryError(refuse)
+        pairs.append((part, record))
+    return tuple(pairs)
+
+
 def scan_hf_cache(root: Path) -> Discovery:
     """The Hugging Face hub cache: GGUF files in every snapshot of every model repo.
 
@@ -293,7 +345,17 @@ def scan_lmstudio(root: Path) -> Discovery:
 
 def scan_gpt4all(root: Path) -> Discovery:
     """GPT4All's data folder: model files side by side."""
-    out = _Collector("gpt4all")
+    return _scan_flat(root, "gpt4all")
+
+
+def scan_demo(root: Path) -> Discovery:
+    """A folder holding a demo model (a package folder, a cache folder): its own ``*.gguf``
+    files, not its subfolders."""
+    return _scan_flat(root, "demo")
+
+
+def _scan_flat(root: Path, source: Source) -> Discovery:
+    out = _Collector(source)
     try:
         files = sorted(
             p for p in root.iterdir() if p.name.lower().endswith(".gguf") and p.is_file()
@@ -414,6 +476,7 @@ SCANNERS = {
     "ollama": scan_ollama,
     "gpt4all": scan_gpt4all,
     "folder": scan_folder,
+    "demo": scan_demo,
 }
 
 
@@ -480,6 +543,16 @@ def known_app_roots(
         data = expand(env["XDG_DATA_HOME"]) if env.get("XDG_DATA_HOME") else None
         gpt4all = (data or home / ".local" / "share") / "nomic.ai" / "GPT4All"
     roots.append(ScanRoot("gpt4all", gpt4all))
+    return roots
+
+
+def demo_roots(files: Iterable[Path]) -> list[ScanRoot]:
+    """The folders holding the demo model ``files`` (each once), as ``demo`` roots."""
+    roots: list[ScanRoot] = []
+    for file in files:
+        root = ScanRoot("demo", Path(file).expanduser().absolute().parent)
+        if root not in roots:
+            roots.append(root)
     return roots
 
 
