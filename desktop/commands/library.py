@@ -70,6 +70,11 @@ def run_library(args: argparse.Namespace) -> int:
     added: list[Path] = []
     for value in args.add:
         folder = Path(value).expanduser().absolute()
+        if folder.is_file():
+            raise UsageError(
+                f"{folder} is a file, not a folder; add one model file with "
+                f"`llm-scout import {folder}`."
+            )
         if not folder.is_dir():
             raise UsageError(f"There is no folder at {folder}.")
         added.append(folder)

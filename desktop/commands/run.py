@@ -259,8 +259,10 @@ def _report_rows(
 ) -> tuple[list[str], list[list[str]]]:
     m = report.metrics
     ram_error = error_pct(report.predicted_ram_bytes, report.rss_peak_bytes)
+    reason = report.finish_reason or "-"
     rows = [
         ["model", f"{label}, {loaded.architecture} architecture"],
+        ["stopped by", FINISH_TEXT.get(reason, reason)],
         ["threads", f"{loaded.n_threads} (batch {loaded.n_threads_batch})"],
         ["GPU layers", f"{loaded.n_gpu_layers}" + ("" if loaded.gpu_offload else " (CPU build)")],
         ["chat template", f"{loaded.template_name} ({loaded.template_source})"],
