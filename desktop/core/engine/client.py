@@ -6,7 +6,8 @@ keeps the tail of its stderr (llama.cpp's log), a third samples its memory at 4-
 
 Events reach callers in two ways: the ``on_event`` callback (called on the reader thread) and
 :class:`Request` objects, whose :meth:`Request.events` iterator yields the events of one request
-until its terminal event (``loaded``, ``done`` or ``error``). Each request also measures itself
+until its terminal event (``loaded``, ``done`` or ``error``); a load's ``load_progress`` events
+come before it and also set :attr:`Request.load_fraction`. Each request also measures itself
 as events arrive (:class:`~desktop.core.engine.metrics.GenerationMeter`), so timings are taken
 on the reader thread at arrival, not whenever a consumer gets round to them.
 
@@ -327,7 +328,19 @@ class EngineClient:
 
     def _record_memory(self, reading: ProcessMemory) -> None:
         with self._memory_lock:
-            self._memory.append(reading)
+            memory = self._memory
+            # Two threads may read at once (the sampler, and the reader thread at the phase
+            # instants): the later reading can arrive first. Keep the history in time order.
+            index = len(memory)
+            while index and memory[index - 1].t > reading.t:
+                index -= 1
+            if index == len(memory):
+                memory.append(reading)
+            elif len(memory) != memory.maxlen:
+                memory.insert(index, reading)
+            elif index:  # full: the oldest reading makes room
+                memory.popleft()
+                memory.insert(index - 1, reading)
         if self._on_memory is not None:
             self._on_memory(reading)
 

@@ -10,8 +10,12 @@ the dataclass annotations and rejects unknown types, missing or unknown fields, 
 side only ever sees well-formed, frozen messages.
 
 Commands: :class:`Load`, :class:`Generate`, :class:`Cancel`, :class:`Unload`, :class:`Shutdown`.
-Events: :class:`Ready`, :class:`Loaded`, :class:`Tokens`, :class:`Done`, :class:`Error`,
-:class:`Log`.
+Events: :class:`Ready`, :class:`LoadProgress`, :class:`Loaded`, :class:`Tokens`, :class:`Done`,
+:class:`Error`, :class:`Log`. A request ends with exactly one terminal event
+(:data:`TERMINAL_EVENTS`: ``loaded``, ``done`` or ``error``); ``load_progress`` events may come
+before a load's terminal one.
+
+Versions: 1, the first; 2 added :class:`LoadProgress`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, Union
 
 from desktop.core.errors import EngineError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # A line longer than this is not a message (a worker gone mad, or a prompt far past any context).
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -173,6 +177,22 @@ class Ready:
 
 
 @dataclass(frozen=True)
+class LoadProgress:
+    """How far llama.cpp has got loading the model of load request ``id``: ``fraction`` of the
+    weights, 0 to 1, never decreasing within one load. Not terminal. The worker throttles them
+    (a new value once it is 2 points past the last one sent or 50 ms after it) and, when the
+    load succeeds, always sends 1.0 before ``loaded``."""
+
+    type: ClassVar[str] = "load_progress"
+    id: str
+    fraction: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.fraction <= 1.0:  # also refuses NaN
+            raise ProtocolError(f"load_progress.fraction must be 0 to 1, not {self.fraction}.")
+
+
+@dataclass(frozen=True)
 class Loaded:
     """The model is loaded. ``n_gpu_layers`` is what llama.cpp was given (0 without offload);
     ``n_gpu_layers_requested`` what the command asked for."""
@@ -248,11 +268,11 @@ class Log:
 
 
 Command: TypeAlias = Load | Generate | Cancel | Unload | Shutdown
-Event: TypeAlias = Ready | Loaded | Tokens | Done | Error | Log
+Event: TypeAlias = Ready | LoadProgress | Loaded | Tokens | Done | Error | Log
 Message: TypeAlias = Command | Event
 
 COMMAND_TYPES: tuple[type[Any], ...] = (Load, Generate, Cancel, Unload, Shutdown)
-EVENT_TYPES: tuple[type[Any], ...] = (Ready, Loaded, Tokens, Done, Error, Log)
+EVENT_TYPES: tuple[type[Any], ...] = (Ready, LoadProgress, Loaded, Tokens, Done, Error, Log)
 _BY_NAME: dict[str, type[Any]] = {cls.type: cls for cls in COMMAND_TYPES + EVENT_TYPES}
 TERMINAL_EVENTS: tuple[type[Any], ...] = (Loaded, Done, Error)
 

@@ -29,7 +29,11 @@ class WorkerError(EngineError):
 
 
 class Request:
-    """One command in flight and everything that came back for it."""
+    """One command in flight and everything that came back for it.
+
+    ``load_fraction`` is the latest ``load_progress`` of a load (None until one came): a number
+    a front end may poll at any time instead of reading :meth:`events`.
+    """
 
     def __init__(self, request_id: str, command: p.Command) -> None:
         self.id = request_id
@@ -37,6 +41,7 @@ class Request:
         self.t_sent: float | None = None
         self.meter = GenerationMeter()
         self.text = ""
+        self.load_fraction: float | None = None
         self.terminal: p.Event | None = None
         self.t_terminal: float | None = None
         self._parts: list[str] = []
@@ -48,7 +53,9 @@ class Request:
         return self._finished.is_set()
 
     def _deliver(self, event: p.Event, t: float) -> None:
-        if isinstance(event, p.Tokens):
+        if isinstance(event, p.LoadProgress):
+            self.load_fraction = event.fraction
+        elif isinstance(event, p.Tokens):
             self.meter.record_tokens(t, event.n_tokens)
             if event.text:
                 self._parts.append(event.text)
@@ -66,7 +73,8 @@ class Request:
             self._finished.set()
 
     def events(self, timeout: float | None = None) -> Iterator[p.Event]:
-        """Events of this request in order, ending with its terminal event.
+        """Events of this request in order (``load_progress`` ones included), ending with its
+        terminal event.
 
         ``timeout`` bounds the wait for each next event; past it a ``timeout`` error ends the
         iteration (the request itself keeps running).

@@ -15,7 +15,8 @@ Generation renders chat messages with the model's template (``templates.py``), e
 prompt, then samples token by token with llama-cpp-python's sampler chain (the same tokens as
 ``Llama.create_completion`` for the same seed). Token bytes become text through
 :class:`~desktop.core.engine.textstream.TextStream` (whole UTF-8 characters, stop strings cut);
-text goes out in batches every 40 ms, the first token at once.
+text goes out in batches every 40 ms, the first token at once. A load reports llama.cpp's
+progress as ``load_progress`` events (throttled, 1.0 always last, before ``loaded``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from desktop.core.engine.worker_support import (
     AbortFlag,
     EventWriter,
     LlamaLog,
+    ProgressThrottle,
     claim_stdout,
     limit_address_space,
     load_progress_hook,
@@ -199,9 +201,10 @@ class Worker:
         threads = cmd.n_threads or physical_cores()
         threads_batch = cmd.n_threads_batch or threads
         self._llama_log.mark()
+        progress = ProgressThrottle(lambda fraction: self.send(p.LoadProgress(cmd.id, fraction)))
         started = time.perf_counter()
         try:
-            with load_progress_hook(self._lc, lambda: not self._cancel.is_set()):
+            with load_progress_hook(self._lc, lambda: not self._cancel.is_set(), progress.update):
                 llm = Llama(
                     model_path=str(path),
                     n_ctx=cmd.n_ctx,
@@ -221,6 +224,7 @@ class Worker:
             self.send(p.Error(cmd.id, failure.kind, str(failure), self._llama_log.tail()))
             return
         load_ms = (time.perf_counter() - started) * 1000.0
+        progress.finish()  # 1.0 before "loaded", whatever llama.cpp reported last
         self._llm = llm
         self._abort.attach(llm.ctx)
         metadata = typed_metadata(llm)

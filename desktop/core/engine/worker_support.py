@@ -2,24 +2,30 @@
 
 Kept apart from :mod:`desktop.core.engine.worker` (which runs commands) because each piece here
 talks to the operating system or to llama.cpp's C API directly: file descriptors, a log callback,
-an abort callback that must not take the GIL, a progress callback for cancelling a load, memory
-limits and returning freed memory.
+an abort callback that must not take the GIL, a progress callback for reporting and cancelling a
+load, memory limits and returning freed memory.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import logging
 import os
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from desktop.core.engine import protocol as p
 
+log = logging.getLogger(__name__)
+
 LOG_TAIL_LINES = 200
+PROGRESS_STEP = 0.02  # a load fraction goes out once it is this far past the last one sent
+PROGRESS_INTERVAL_S = 0.05  # ... or this long after it
 
 
 def physical_cores() -> int:
@@ -148,18 +154,77 @@ def libc_strlen() -> Any | None:
     return None
 
 
+class ProgressThrottle:
+    """Passes on the load fractions worth sending: llama.cpp reports one per tensor (hundreds
+    within milliseconds on a small model), the app needs a bar that moves.
+
+    A fraction goes to ``send`` when it is ``step`` past the last one sent, or ``interval_s``
+    after it and larger; fractions never go backwards and stay within 0..1. :meth:`finish`
+    sends 1.0 unless it was the last one sent.
+    """
+
+    def __init__(
+        self,
+        send: Callable[[float], None],
+        *,
+        step: float = PROGRESS_STEP,
+        interval_s: float = PROGRESS_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._send = send
+        self._step = step
+        self._interval_s = interval_s
+        self._clock = clock
+        self._last: float | None = None
+        self._t_last = 0.0
+
+    @property
+    def last_sent(self) -> float | None:
+        return self._last
+
+    def update(self, fraction: float) -> None:
+        if not fraction >= 0.0:  # NaN
+            return
+        fraction = min(fraction, 1.0)
+        now = self._clock()
+        last = self._last
+        if last is not None:
+            if fraction <= last:
+                return
+            soon = fraction - last < self._step and now - self._t_last < self._interval_s
+            if soon and fraction < 1.0:
+                return
+        self._last, self._t_last = fraction, now
+        self._send(fraction)
+
+    def finish(self) -> None:
+        self.update(1.0)
+
+
 @contextlib.contextmanager
-def load_progress_hook(low_level: Any, keep_going: Callable[[], bool]) -> Iterator[None]:
-    """Give ``Llama(...)`` a progress callback that aborts the load when ``keep_going()`` fails.
+def load_progress_hook(
+    low_level: Any,
+    keep_going: Callable[[], bool],
+    on_progress: Callable[[float], None] | None = None,
+) -> Iterator[None]:
+    """Give ``Llama(...)`` a progress callback that hands each fraction to ``on_progress`` and
+    aborts the load when ``keep_going()`` fails (nothing is reported once it has).
 
     ``Llama`` builds its model parameters from ``llama_model_default_params()`` with no way to
     pass a progress callback, so the function is wrapped for the duration of one load (the
-    worker loads one model at a time, on one thread).
+    worker loads one model at a time, on one thread). The callback runs on the loading thread.
     """
     original = low_level.llama_model_default_params
 
     def progress(fraction: float, user_data: Any) -> bool:
-        return bool(keep_going())
+        if not keep_going():
+            return False
+        if on_progress is not None:
+            try:
+                on_progress(float(fraction))
+            except Exception:  # an exception here would reach C as "abort the load"
+                log.exception("a load progress report failed")
+        return True
 
     callback = low_level.llama_progress_callback(progress)
 

@@ -76,6 +76,8 @@ EXAMPLES: list[p.Message] = [
         template_source=None,
         has_bos=False,
     ),
+    p.LoadProgress(id="l1", fraction=0.25),
+    p.LoadProgress(id="l1", fraction=1.0),
     p.Tokens(id="g1", text="长", n_tokens=2),
     p.Tokens(id="g1", text="", n_tokens=1),
     p.Done(
@@ -110,7 +112,7 @@ def test_all_commands_and_events_have_distinct_types() -> None:
     assert sorted(names) == sorted(
         [
             *("load", "generate", "cancel", "unload", "shutdown"),
-            *("ready", "loaded", "tokens", "done", "error", "log"),
+            *("ready", "load_progress", "loaded", "tokens", "done", "error", "log"),
         ]
     )
     assert {type(m) for m in EXAMPLES} == set(p.COMMAND_TYPES + p.EVENT_TYPES)
@@ -168,6 +170,11 @@ def _line(**fields: Any) -> bytes:
         ),
         (_line(type="done", id="d", finish_reason="bored"), "must be one of"),
         (_line(type="log", level="loud", message="m"), "must be one of"),
+        (_line(type="load_progress", id="l"), "lacks the field 'fraction'"),
+        (_line(type="load_progress", id="l", fraction="half"), "fraction must be a number"),
+        (_line(type="load_progress", id="l", fraction=1.5), "must be 0 to 1, not 1.5"),
+        (_line(type="load_progress", id="l", fraction=-0.1), "must be 0 to 1, not -0.1"),
+        (_line(type="load_progress", id="l", fraction=float("nan")), "must be 0 to 1, not nan"),
     ],
 )
 def test_bad_lines_are_refused_with_a_reason(line: bytes, reason: str) -> None:
@@ -175,6 +182,18 @@ def test_bad_lines_are_refused_with_a_reason(line: bytes, reason: str) -> None:
         p.decode(line)
     assert reason in str(caught.value)
     assert caught.value.kind == "protocol"
+
+
+def test_version_2_adds_load_progress_which_does_not_end_a_request() -> None:
+    assert p.PROTOCOL_VERSION == 2
+    assert p.LoadProgress in p.EVENT_TYPES
+    assert p.LoadProgress not in p.TERMINAL_EVENTS
+    line = p.encode(p.LoadProgress(id="l7", fraction=0.5))
+    assert json.loads(line) == {"type": "load_progress", "id": "l7", "fraction": 0.5}
+    whole = p.decode(b'{"type":"load_progress","id":"l7","fraction":1}')
+    assert whole == p.LoadProgress(id="l7", fraction=1.0)
+    assert isinstance(whole, p.LoadProgress)
+    assert isinstance(whole.fraction, float)
 
 
 def test_an_overlong_line_is_refused_before_parsing() -> None:
