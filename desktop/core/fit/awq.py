@@ -37,7 +37,8 @@ def estimate_awq(
     ]
     if cache_type != "f16":
         reasons.append("vLLM keeps its own cache type; the AWQ estimate uses an f16 cache.")
-    kv = sum(fm.kv_bytes_per_layer(arch, n_ctx, "f16", swa_full=True))
+    shape = fm.kv_shape(arch, "f16", swa_full=True)
+    kv = shape.range_bytes(n_ctx, 0, arch.n_layers)
     need = target.weights_bytes + kv + cal.vllm_overhead_bytes
     chosen: list[Device] = []
     if not eligible:
@@ -76,7 +77,7 @@ def estimate_awq(
     if eligible:
         capacity = sum(d.capacity for d in (chosen or eligible[:1]))
         cells = fm.CTX_PAD  # one padded block of cells, divided back to bytes per token
-        per_token = sum(fm.kv_bytes_per_layer(arch, cells, "f16", swa_full=True)) // cells or 1
+        per_token = shape.range_bytes(cells, 0, arch.n_layers) // cells or 1
         room = capacity - target.weights_bytes - cal.vllm_overhead_bytes * n
         max_ctx = max(0, min(arch.n_ctx_train or (1 << 20), room // per_token))
     bandwidth = min((d.gpu.bandwidth_gbps or 0.0 for d in chosen), default=0.0) * n

@@ -28,13 +28,16 @@ from desktop.core.fit.place import (
     Placement,
     Setup,
     best_placement,
+    fit_flags,
+    fits_at,
+    make_setup,
     place,
     stages,
-    usable_gpus,
 )
 from desktop.core.fit.speed import (
     CPU_LAYER_OVERHEAD_S,
     GPU_TOKEN_OVERHEAD_S,
+    TargetFacts,
     models_disk,
     roofline,
     target_facts,
@@ -48,7 +51,7 @@ from desktop.core.fit.types import (
     Verdict,
 )
 from desktop.core.gguf import ModelArch
-from desktop.core.hardware import HardwareProfile
+from desktop.core.hardware import DiskInfo, HardwareProfile
 
 
 def estimate(
@@ -71,86 +74,163 @@ def estimate(
     the whole context may be used. ``flash_attn`` defaults to the engine's choice: off, on for
     a quantized cache (llama.cpp needs it for a quantized V cache).
     """
-    if n_ctx < 1:
-        raise FitError(f"The context length must be at least 1, not {n_ctx}.")
-    if cache_type not in CACHE_TYPES:
-        raise FitError(f"Unknown KV cache type {cache_type!r}; use f16, q8_0 or q4_0.")
-    if n_gpu_layers is not None and n_gpu_layers < -1:
-        raise FitError(f"n_gpu_layers must be -1 or more, not {n_gpu_layers}.")
-    if target.arch.n_layers < 1:
-        raise FitError(f"{target.label} has no layers to place.")
-    used = DEFAULT_PROMPT_TOKENS if prompt_tokens is None else max(1, prompt_tokens)
-    used = min(used, fm.padded_ctx(n_ctx))
-    fa = (cache_type != "f16") if flash_attn is None else flash_attn
-    reasons: list[str] = []
-    disk = models_disk(profile, models_dir)
-    if target.format == "awq":
-        return estimate_awq(
-            target,
-            profile,
+    estimator = TargetEstimator(
+        target,
+        profile,
+        cache_type=cache_type,
+        models_dir=models_dir,
+        flash_attn=flash_attn,
+        swa_full=swa_full,
+    )
+    return estimator.estimate(n_ctx, n_gpu_layers=n_gpu_layers, prompt_tokens=prompt_tokens)
+
+
+class TargetEstimator:
+    """:func:`estimate` for one target, profile, cache type and models folder, at any context.
+
+    The work that does not depend on the context (the placement's prefix sums, the disk facts,
+    and for ``n_gpu_layers=None`` the largest context that fits, a search of dozens of
+    placements) is done on the first call and kept, so later calls, e.g. one per move of a
+    context slider, cost a few placements. Results equal :func:`estimate`'s with the same
+    arguments (which is this class, used once). Safe to share between threads: the kept values
+    are the same whoever computes them first.
+    """
+
+    def __init__(
+        self,
+        target: FitTarget,
+        profile: HardwareProfile,
+        *,
+        cache_type: CacheType = "f16",
+        models_dir: Path | None = None,
+        flash_attn: bool | None = None,
+        swa_full: bool = True,
+    ) -> None:
+        self.target = target
+        self.profile = profile
+        self.cache_type = cache_type
+        self.models_dir = models_dir
+        self.flash_attn = flash_attn
+        self.swa_full = swa_full
+        self._disk: tuple[DiskInfo | None] | None = None
+        self._facts: TargetFacts | None = None
+        self._setups: dict[int, Setup] = {}  # by prompt tokens
+        self._best_max_ctx: dict[int, int] = {}  # by prompt tokens, for n_gpu_layers None
+        self._at_max_ctx: dict[int, Placement] = {}  # best_placement at that max_ctx
+
+    def estimate(
+        self, n_ctx: int, *, n_gpu_layers: int | None = None, prompt_tokens: int | None = None
+    ) -> FitResult:
+        """:func:`estimate` at ``n_ctx`` (arguments as there)."""
+        target, profile, cache_type = self.target, self.profile, self.cache_type
+        if n_ctx < 1:
+            raise FitError(f"The context length must be at least 1, not {n_ctx}.")
+        if cache_type not in CACHE_TYPES:
+            raise FitError(f"Unknown KV cache type {cache_type!r}; use f16, q8_0 or q4_0.")
+        if n_gpu_layers is not None and n_gpu_layers < -1:
+            raise FitError(f"n_gpu_layers must be -1 or more, not {n_gpu_layers}.")
+        if target.arch.n_layers < 1:
+            raise FitError(f"{target.label} has no layers to place.")
+        used = DEFAULT_PROMPT_TOKENS if prompt_tokens is None else max(1, prompt_tokens)
+        used = min(used, fm.padded_ctx(n_ctx))
+        fa = (cache_type != "f16") if self.flash_attn is None else self.flash_attn
+        reasons: list[str] = []
+        disk = self._models_disk()
+        if target.format == "awq":
+            return estimate_awq(
+                target,
+                profile,
+                n_ctx=n_ctx,
+                cache_type=cache_type,
+                used=used,
+                disk=disk,
+                reasons=reasons,
+            )
+
+        setup = self._setup(used, fa)
+        devices = setup.devices
+        n_layers = target.arch.n_layers
+        if n_gpu_layers is None:
+            placement = best_placement(setup, n_ctx)
+        else:
+            if n_gpu_layers != 0 and not devices:
+                reasons.append("This machine has no usable GPU, so every layer stays on the CPU.")
+            full = n_gpu_layers == -1 or n_gpu_layers > n_layers
+            placement = place(setup, n_ctx, n_layers if full else n_gpu_layers, full)
+        best = placement if n_gpu_layers is None else best_placement(setup, n_ctx)
+
+        verdict = _verdict(placement, n_layers)
+        reasons.extend(_explain(setup, placement, verdict))
+        if n_gpu_layers is None:
+            max_ctx = self._best_max_ctx.get(used)
+            if max_ctx is None:
+                max_ctx = self._best_max_ctx[used] = _max_ctx(setup, None, placement)
+        else:
+            max_ctx = _max_ctx(setup, n_gpu_layers, placement)
+        if n_gpu_layers is None and setup.devices and max_ctx > n_ctx:
+            at_max = self._at_max_ctx.get(used)
+            if at_max is None:
+                at_max = self._at_max_ctx[used] = best_placement(setup, max_ctx)
+            if at_max.n_gpu_layers < placement.n_gpu_layers:
+                reasons.append(
+                    f"The largest context, {max_ctx} tokens, fits with {at_max.n_gpu_layers} of "
+                    f"{n_layers} layers on the GPU."
+                )
+        overhead = (n_layers - placement.n_gpu_layers) * CPU_LAYER_OVERHEAD_S
+        if placement.n_gpu_layers:
+            overhead += GPU_TOKEN_OVERHEAD_S
+        roof, expected = roofline(stages(setup, placement), overhead)
+        if roof is None:
+            reasons.append("The memory bandwidth is unknown, so no speed is predicted.")
+        return FitResult(
+            verdict=verdict,
+            n_gpu_layers=placement.n_gpu_layers,
+            n_layers=n_layers,
             n_ctx=n_ctx,
             cache_type=cache_type,
-            used=used,
-            disk=disk,
-            reasons=reasons,
+            ram=placement.ram,
+            vram=placement.vram,
+            ram_bytes=placement.ram.total,
+            vram_bytes=placement.vram.total,
+            max_ctx=max_ctx,
+            best_n_gpu_layers=best.n_gpu_layers,
+            tokens_per_s=expected,
+            roofline_tokens_per_s=roof,
+            reasons=tuple(reasons),
+            prompt_tokens=used,
+            ram_full_context_bytes=placement.ram_full,
+            compute_reserved_bytes=placement.compute_reserved,
+            gpu_vram_bytes=placement.per_gpu,
+            offload_output=placement.offload_output,
+            flash_attn=fa,
+            ram_available_bytes=setup.ram_available,
+            vram_free_bytes=tuple(d.capacity for d in devices),
+            **self._target_facts(disk),
         )
 
-    devices = usable_gpus(profile)
-    setup = Setup(
-        target, profile, cache_type, fa, swa_full, used, devices,
-        profile.unified_memory, profile.memory.available_bytes,
-    )  # fmt: skip
-    n_layers = target.arch.n_layers
-    if n_gpu_layers is None:
-        placement = best_placement(setup, n_ctx)
-    else:
-        if n_gpu_layers != 0 and not devices:
-            reasons.append("This machine has no usable GPU, so every layer stays on the CPU.")
-        full = n_gpu_layers == -1 or n_gpu_layers > n_layers
-        placement = place(setup, n_ctx, n_layers if full else n_gpu_layers, full)
-    best = placement if n_gpu_layers is None else best_placement(setup, n_ctx)
+    def _models_disk(self) -> DiskInfo | None:
+        if self._disk is None:
+            self._disk = (models_disk(self.profile, self.models_dir),)
+        return self._disk[0]
 
-    verdict = _verdict(placement, n_layers)
-    reasons.extend(_explain(setup, placement, verdict))
-    max_ctx = _max_ctx(setup, n_gpu_layers, placement)
-    if n_gpu_layers is None and setup.devices and max_ctx > n_ctx:
-        at_max = best_placement(setup, max_ctx)
-        if at_max.n_gpu_layers < placement.n_gpu_layers:
-            reasons.append(
-                f"The largest context, {max_ctx} tokens, fits with {at_max.n_gpu_layers} of "
-                f"{n_layers} layers on the GPU."
+    def _target_facts(self, disk: DiskInfo | None) -> TargetFacts:
+        if self._facts is None:
+            self._facts = target_facts(self.target, disk)
+        return self._facts
+
+    def _setup(self, used: int, flash_attn: bool) -> Setup:
+        # flash_attn follows from the cache type and the constructor's choice: fixed here.
+        setup = self._setups.get(used)
+        if setup is None:
+            setup = self._setups[used] = make_setup(
+                self.target,
+                self.profile,
+                self.cache_type,
+                flash_attn=flash_attn,
+                swa_full=self.swa_full,
+                prompt_tokens=used,
             )
-    overhead = (n_layers - placement.n_gpu_layers) * CPU_LAYER_OVERHEAD_S
-    if placement.n_gpu_layers:
-        overhead += GPU_TOKEN_OVERHEAD_S
-    roof, expected = roofline(stages(setup, placement), overhead)
-    if roof is None:
-        reasons.append("The memory bandwidth is unknown, so no speed is predicted.")
-    return FitResult(
-        verdict=verdict,
-        n_gpu_layers=placement.n_gpu_layers,
-        n_layers=n_layers,
-        n_ctx=n_ctx,
-        cache_type=cache_type,
-        ram=placement.ram,
-        vram=placement.vram,
-        ram_bytes=placement.ram.total,
-        vram_bytes=placement.vram.total,
-        max_ctx=max_ctx,
-        best_n_gpu_layers=best.n_gpu_layers,
-        tokens_per_s=expected,
-        roofline_tokens_per_s=roof,
-        reasons=tuple(reasons),
-        prompt_tokens=used,
-        ram_full_context_bytes=placement.ram_full,
-        compute_reserved_bytes=placement.compute_reserved,
-        gpu_vram_bytes=placement.per_gpu,
-        offload_output=placement.offload_output,
-        flash_attn=fa,
-        ram_available_bytes=setup.ram_available,
-        vram_free_bytes=tuple(d.capacity for d in devices),
-        **target_facts(target, disk),
-    )
+        return setup
 
 
 def default_context(arch: ModelArch, wanted: int) -> int:
@@ -213,8 +293,8 @@ def _max_ctx(setup: Setup, n_gpu_layers: int | None, placement: Placement) -> in
 
     def fits(ctx: int) -> bool:
         if n_gpu_layers is None:
-            return best_placement(setup, ctx).fits
-        return place(setup, ctx, placement.n_gpu_layers, placement.offload_output).fits
+            return fits_at(setup, ctx)
+        return all(fit_flags(setup, ctx, placement.n_gpu_layers, placement.offload_output))
 
     step = fm.CTX_PAD
     if cap < step:

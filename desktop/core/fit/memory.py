@@ -10,6 +10,7 @@ calibrated constants and how they were obtained are in :data:`CALIBRATION`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,32 +80,55 @@ def padded_ctx(n_ctx: int) -> int:
     return pad(max(n_ctx, 1), CTX_PAD)
 
 
+def _layer_kind(arch: ModelArch, layer: int, *, swa_full: bool) -> str:
+    """``"none"`` (no attention, no cells), ``"full"`` (cells = the padded context) or
+    ``"swa"`` (a sliding-window layer whose cells stop at the window)."""
+    if arch.n_head_kv[layer] == 0 and not arch.uses_mla:
+        return "none"
+    is_swa = bool(arch.swa_layers) and arch.swa_layers[layer] and arch.sliding_window > 0
+    return "swa" if is_swa and not swa_full else "full"
+
+
+def swa_cells(arch: ModelArch) -> int:
+    """Cells of a bounded sliding-window cache (``swa_full`` off), at most the context's."""
+    return pad(arch.sliding_window + N_UBATCH, CTX_PAD)
+
+
 def layer_cells(arch: ModelArch, layer: int, n_ctx: int, *, swa_full: bool) -> int:
     """KV cells llama.cpp allocates for one layer (0 for a layer without attention)."""
-    if arch.n_head_kv[layer] == 0 and not arch.uses_mla:
+    kind = _layer_kind(arch, layer, swa_full=swa_full)
+    if kind == "none":
         return 0
     cells = padded_ctx(n_ctx)
-    is_swa = bool(arch.swa_layers) and arch.swa_layers[layer] and arch.sliding_window > 0
-    if is_swa and not swa_full:
-        cells = min(cells, pad(arch.sliding_window + N_UBATCH, CTX_PAD))
+    if kind == "swa":
+        cells = min(cells, swa_cells(arch))
     return cells
+
+
+def _layer_row_bytes(arch: ModelArch, layer: int, cache_type: str) -> int:
+    """K + V cache bytes per cell of one layer with attention."""
+    if arch.uses_mla:
+        # MLA keeps the compressed latent and the rope part per token; V is a view of it.
+        return cache_row_bytes(arch.kv_lora_rank + arch.n_rot, cache_type)
+    n_kv = arch.n_head_kv[layer]
+    k = cache_row_bytes(arch.head_dim_k * n_kv, cache_type)
+    v = cache_row_bytes(arch.head_dim_v * n_kv, cache_type)
+    return k + v
+
+
+def _layer_state_bytes(arch: ModelArch, layer: int) -> int:
+    return arch.ssm_state_bytes[layer] if arch.ssm_state_bytes else 0
 
 
 def layer_kv_bytes(
     arch: ModelArch, layer: int, n_ctx: int, cache_type: str, *, swa_full: bool = True
 ) -> int:
     """K + V cache bytes of one layer, plus its recurrent state if it has one."""
-    state = arch.ssm_state_bytes[layer] if arch.ssm_state_bytes else 0
+    state = _layer_state_bytes(arch, layer)
     cells = layer_cells(arch, layer, n_ctx, swa_full=swa_full)
     if cells == 0:
         return state
-    if arch.uses_mla:
-        # MLA keeps the compressed latent and the rope part per token; V is a view of it.
-        return cells * cache_row_bytes(arch.kv_lora_rank + arch.n_rot, cache_type) + state
-    n_kv = arch.n_head_kv[layer]
-    k = cache_row_bytes(arch.head_dim_k * n_kv, cache_type)
-    v = cache_row_bytes(arch.head_dim_v * n_kv, cache_type)
-    return cells * (k + v) + state
+    return cells * _layer_row_bytes(arch, layer, cache_type) + state
 
 
 def kv_bytes_per_layer(
@@ -113,6 +137,97 @@ def kv_bytes_per_layer(
     return tuple(
         layer_kv_bytes(arch, i, n_ctx, cache_type, swa_full=swa_full) for i in range(arch.n_layers)
     )
+
+
+def prefix_sums(values: Sequence[int]) -> tuple[int, ...]:
+    """``out[i]`` = the sum of ``values[:i]`` (``len(values) + 1`` entries), so the sum of any
+    range ``values[a:b]`` is ``out[b] - out[a]``."""
+    out = [0]
+    total = 0
+    for value in values:
+        total += value
+        out.append(total)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class KvShape:
+    """The KV cache of one architecture and cache type, as prefix sums over the layers.
+
+    A layer's cache is ``cells x row bytes + state``, where the cells are the padded context
+    (``full``), the padded context capped at the window (bounded sliding-window layers) or none.
+    Summing rows and states per kind once makes the bytes of any layer range at any context an
+    O(1) computation, equal to summing :func:`kv_bytes_per_layer` over that range (the fit
+    estimator's searches evaluate thousands of such ranges).
+    """
+
+    full_rows: tuple[int, ...]  # prefix sums of the row bytes of "full" layers
+    swa_rows: tuple[int, ...]  # prefix sums of the row bytes of bounded sliding-window layers
+    states: tuple[int, ...]  # prefix sums of recurrent state bytes
+    swa_cells: int
+    has_full: bool
+    has_swa: bool
+
+    def range_bytes(self, n_ctx: int, start: int, stop: int) -> int:
+        """KV cache bytes of layers ``start..stop-1`` at ``n_ctx``."""
+        cells = padded_ctx(n_ctx)
+        return self.range_at(cells, min(cells, self.swa_cells), start, stop)
+
+    def range_at(self, cells: int, swa_cells: int, start: int, stop: int) -> int:
+        """:meth:`range_bytes` given the cells of a full layer (the padded context) and of a
+        bounded sliding-window layer (``min(cells, self.swa_cells)``)."""
+        return (
+            cells * (self.full_rows[stop] - self.full_rows[start])
+            + swa_cells * (self.swa_rows[stop] - self.swa_rows[start])
+            + self.states[stop]
+            - self.states[start]
+        )
+
+    def max_cells(self, n_ctx: int) -> int:
+        """The most cells any layer has at ``n_ctx`` (:func:`max_kv_cells`)."""
+        if self.has_full:
+            return padded_ctx(n_ctx)
+        if self.has_swa:
+            return min(padded_ctx(n_ctx), self.swa_cells)
+        return 0
+
+
+def kv_shape(arch: ModelArch, cache_type: str, *, swa_full: bool = True) -> KvShape:
+    """The :class:`KvShape` of ``arch`` with ``cache_type`` cache rows (kept per architecture:
+    the variants of one model share it)."""
+    try:
+        return _kv_shape_cached(arch, cache_type, swa_full)
+    except TypeError:  # an architecture built with lists is not hashable
+        return _kv_shape(arch, cache_type, swa_full)
+
+
+def _kv_shape(arch: ModelArch, cache_type: str, swa_full: bool) -> KvShape:
+    kinds = [_layer_kind(arch, i, swa_full=swa_full) for i in range(arch.n_layers)]
+    row_cache: dict[int, int] = {}  # most models have one or two KV head counts
+    full = [0] * arch.n_layers
+    swa = [0] * arch.n_layers
+    for i, kind in enumerate(kinds):
+        if kind == "none":
+            continue
+        n_kv = arch.n_head_kv[i]
+        row = row_cache.get(n_kv)
+        if row is None:
+            row = row_cache[n_kv] = _layer_row_bytes(arch, i, cache_type)
+        if kind == "full":
+            full[i] = row
+        else:
+            swa[i] = row
+    return KvShape(
+        full_rows=prefix_sums(full),
+        swa_rows=prefix_sums(swa),
+        states=prefix_sums([_layer_state_bytes(arch, i) for i in range(arch.n_layers)]),
+        swa_cells=swa_cells(arch),
+        has_full="full" in kinds,
+        has_swa="swa" in kinds,
+    )
+
+
+_kv_shape_cached = functools.lru_cache(maxsize=512)(_kv_shape)
 
 
 def kv_cache_count(arch: ModelArch) -> int:
@@ -144,6 +259,11 @@ def compute_reserved_bytes(
     size" log line within 1.5 MiB on both demo models at every context measured.
     """
     n_kv = max_kv_cells(arch, n_ctx, swa_full=swa_full)
+    return reserved_for_cells(arch, n_kv, flash_attn=flash_attn)
+
+
+def reserved_for_cells(arch: ModelArch, n_kv: int, *, flash_attn: bool) -> int:
+    """:func:`compute_reserved_bytes` for a cache of ``n_kv`` cells (its largest layer's)."""
     act = _activation_floats(arch) * N_UBATCH * F32
     # With flash attention only the f16 mask is materialised, not the scores.
     per_cell = 2 if flash_attn else (arch.n_head + 1) * F32
@@ -162,11 +282,27 @@ def compute_touched_bytes(
     small; the attention scores of the largest ubatch (scores and softmax, ``2 x n_kv x
     n_tokens x n_head`` f32, with n_kv the used cells rounded up to 256) dominate long prompts.
     """
-    reserved = compute_reserved_bytes(arch, n_ctx, flash_attn=flash_attn, swa_full=swa_full)
+    max_cells = max_kv_cells(arch, n_ctx, swa_full=swa_full)
+    reserved = reserved_for_cells(arch, max_cells, flash_attn=flash_attn)
+    return touched_for_cells(
+        arch, n_ctx, prompt_tokens, max_cells=max_cells, reserved=reserved, flash_attn=flash_attn
+    )
+
+
+def touched_for_cells(
+    arch: ModelArch,
+    n_ctx: int,
+    prompt_tokens: int,
+    *,
+    max_cells: int,
+    reserved: int,
+    flash_attn: bool,
+) -> int:
+    """:func:`compute_touched_bytes` given the largest layer's cells and the reserved buffer."""
     used = min(padded_ctx(n_ctx), max(prompt_tokens, 1))
     n_tokens = min(used, N_UBATCH)
     n_kv = pad(used, CTX_PAD)
-    n_kv = min(n_kv, max_kv_cells(arch, n_ctx, swa_full=swa_full))
+    n_kv = min(n_kv, max_cells)
     per_cell = 2 if flash_attn else (2 * arch.n_head + 1) * F32
     attention = n_kv * n_tokens * per_cell
     act = CALIBRATION.touched_act_floats * arch.n_embd * n_tokens * F32
@@ -175,8 +311,13 @@ def compute_touched_bytes(
 
 def runtime_overhead_bytes(arch: ModelArch, n_ctx: int) -> int:
     """Interpreter, libraries, tokenizer tables and per-cell metadata of a CPU process."""
+    return overhead_for_caches(arch, n_ctx, kv_cache_count(arch))
+
+
+def overhead_for_caches(arch: ModelArch, n_ctx: int, n_caches: int) -> int:
+    """:func:`runtime_overhead_bytes` given :func:`kv_cache_count`."""
     cal = CALIBRATION
-    cells = padded_ctx(n_ctx) * kv_cache_count(arch)
+    cells = padded_ctx(n_ctx) * n_caches
     return int(
         cal.runtime_bytes
         + cal.const_bytes

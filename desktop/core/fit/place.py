@@ -9,7 +9,8 @@ layers. On unified memory (Apple, Jetson) GPU and CPU share one pool.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from desktop.core.fit import memory as fm
 from desktop.core.fit.speed import CPU_EFFICIENCY, GPU_EFFICIENCY, Stage
@@ -45,6 +46,27 @@ class Placement:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """What :func:`place` and :func:`stages` need that does not depend on the context: prefix
+    sums over the layers (weights, KV cache rows, the KV cache a run uses) and the target's
+    fixed byte counts, computed once per :class:`Setup` so a placement costs O(devices)."""
+
+    kv: fm.KvShape
+    n_caches: int  # fm.kv_cache_count
+    layer_prefix: tuple[int, ...]  # fm.prefix_sums(target.layers())
+    layer_total: int  # sum(target.layers()) or 1
+    file_bytes: int
+    header_bytes: int
+    edge_bytes: int  # repacked tensors at the file's ends (unmapped after load)
+    repacked_bytes: int
+    embd_bytes: int
+    output_bytes: int  # target.output_bytes or 0 (0: tied to the embeddings)
+    out_read_bytes: int  # target.out_bytes(): the output projection read per token
+    used_kv: fm.KvShape  # the KV cache a run of prompt_tokens reads (full-size SWA caches)
+    dense_share: float  # share of the layer bytes one token reads (MoE: active experts only)
+
+
+@dataclass(frozen=True)
 class Setup:
     target: FitTarget
     profile: HardwareProfile
@@ -55,6 +77,47 @@ class Setup:
     devices: tuple[Device, ...]
     unified: bool
     ram_available: int
+    layout: Layout = field(compare=False, repr=False)
+
+
+def make_setup(
+    target: FitTarget,
+    profile: HardwareProfile,
+    cache_type: CacheType,
+    *,
+    flash_attn: bool,
+    swa_full: bool,
+    prompt_tokens: int,
+) -> Setup:
+    """The :class:`Setup` of ``target`` on ``profile``, its :class:`Layout` computed."""
+    arch = target.arch
+    layers = target.layers()
+    family = fm.cpu_family(profile.cpu.arch, profile.cpu.flags)
+    layer_sum = sum(layers)
+    dense_share = 1.0
+    if arch.is_moe and target.expert_bytes:
+        total = layer_sum or 1
+        active = target.expert_bytes * arch.n_expert_used / arch.n_expert
+        dense_share = (total - target.expert_bytes + active) / total
+    layout = Layout(
+        kv=fm.kv_shape(arch, cache_type, swa_full=swa_full),
+        n_caches=fm.kv_cache_count(arch),
+        layer_prefix=fm.prefix_sums(layers),
+        layer_total=layer_sum or 1,
+        file_bytes=target.file_bytes or target.weights_bytes,
+        header_bytes=target.header_bytes(),
+        edge_bytes=fm.unmapped_edge_bytes(target.head_run, target.tail_run, family),
+        repacked_bytes=fm.repacked_bytes(target.weight_types, family),
+        embd_bytes=target.embd_bytes(),
+        output_bytes=target.output_bytes or 0,
+        out_read_bytes=target.out_bytes(),
+        used_kv=fm.kv_shape(arch, cache_type, swa_full=True),
+        dense_share=dense_share,
+    )
+    return Setup(
+        target, profile, cache_type, flash_attn, swa_full, prompt_tokens, usable_gpus(profile),
+        profile.unified_memory, profile.memory.available_bytes, layout,
+    )  # fmt: skip
 
 
 def _gpu_capacity(gpu: GpuInfo) -> int:
@@ -88,28 +151,27 @@ def _split(n: int, weights: Sequence[int]) -> list[int]:
 
 
 def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> Placement:
-    target, arch = setup.target, setup.target.arch
+    arch, lay = setup.target.arch, setup.layout
     cal = fm.CALIBRATION
+    kv = lay.kv
     n_layers = arch.n_layers
-    layers = target.layers()
-    kv = fm.kv_bytes_per_layer(arch, n_ctx, setup.cache_type, swa_full=setup.swa_full)
     ngl = max(0, min(n_gpu_layers, n_layers)) if setup.devices else 0
     offload_output = offload_output and ngl == n_layers and bool(setup.devices)
     first_gpu = n_layers - ngl  # llama.cpp offloads the last layers
-    cpu_layers = range(first_gpu)
-    reserved = fm.compute_reserved_bytes(
-        arch, n_ctx, flash_attn=setup.flash_attn, swa_full=setup.swa_full
+    max_cells = kv.max_cells(n_ctx)
+    reserved = fm.reserved_for_cells(arch, max_cells, flash_attn=setup.flash_attn)
+    touched = fm.touched_for_cells(
+        arch,
+        n_ctx,
+        setup.prompt_tokens,
+        max_cells=max_cells,
+        reserved=reserved,
+        flash_attn=setup.flash_attn,
     )
-    touched = fm.compute_touched_bytes(
-        arch, n_ctx, setup.prompt_tokens, flash_attn=setup.flash_attn, swa_full=setup.swa_full
-    )
-    family = fm.cpu_family(setup.profile.cpu.arch, setup.profile.cpu.flags)
-    all_repack = fm.repacked_bytes(target.weight_types, family)
-    layer_total = sum(layers) or 1
-    cpu_layer_bytes = sum(layers[i] for i in cpu_layers)
-    gpu_layer_bytes = layer_total - cpu_layer_bytes if ngl else 0
-    out_bytes = target.output_bytes or 0
-    overhead = fm.runtime_overhead_bytes(arch, n_ctx)
+    cpu_layer_bytes = lay.layer_prefix[first_gpu]
+    gpu_layer_bytes = lay.layer_total - cpu_layer_bytes if ngl else 0
+    out_bytes = lay.output_bytes
+    overhead = fm.overhead_for_caches(arch, n_ctx, lay.n_caches)
 
     if ngl == 0:
         # CPU only. ram: the peak RSS with RAM to spare. mmap populates the whole file and the
@@ -119,19 +181,19 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
         # load-time peak too. ram_full: what must fit, with the whole context in use: mapped
         # pages of repacked tensors are clean page cache the kernel can drop, so only the file
         # minus its header counts (used pages, or their repacked copies).
-        file_bytes = target.file_bytes or target.weights_bytes
-        edges = fm.unmapped_edge_bytes(target.head_run, target.tail_run, family)
-        resident = file_bytes - target.header_bytes() - edges + all_repack
-        at_load = file_bytes + all_repack - sum(kv) - touched
-        needed = file_bytes - target.header_bytes()
+        kv_total = kv.range_bytes(n_ctx, 0, n_layers)
+        file_bytes = lay.file_bytes
+        resident = file_bytes - lay.header_bytes - lay.edge_bytes + lay.repacked_bytes
+        at_load = file_bytes + lay.repacked_bytes - kv_total - touched
+        needed = file_bytes - lay.header_bytes
         weights = max(resident, at_load)
         # Without that much RAM the kernel drops clean file pages first (the copies of repacked
         # tensors, then the load-time extras): RSS stops at what is available.
-        spare = weights + sum(kv) + touched + overhead - setup.ram_available
+        spare = weights + kv_total + touched + overhead - setup.ram_available
         if spare > 0:
             weights = max(needed, weights - spare)
-        ram = MemoryBreakdown(weights, sum(kv), touched, overhead)
-        ram_full = needed + sum(kv) + reserved + overhead
+        ram = MemoryBreakdown(weights, kv_total, touched, overhead)
+        ram_full = needed + kv_total + reserved + overhead
         return Placement(
             0, False, ram, ram_full, MemoryBreakdown(), (), reserved,
             ram_full <= setup.ram_available, True, 0, cpu_layer_bytes,
@@ -143,16 +205,16 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     start = first_gpu
     last = max(i for i, c in enumerate(counts) if c > 0) if any(counts) else 0
     for index, count in enumerate(counts):
-        span = range(start, start + count)
-        start += count
+        stop = start + count
         if count == 0:
             per_gpu.append(MemoryBreakdown())
             continue
-        w = sum(layers[i] for i in span)
+        w = lay.layer_prefix[stop] - lay.layer_prefix[start]
         if offload_output and index == last:
-            w += out_bytes if out_bytes else target.embd_bytes()
-        kv_gpu = sum(kv[i] for i in span)
+            w += out_bytes if out_bytes else lay.embd_bytes
+        kv_gpu = kv.range_bytes(n_ctx, start, stop)
         per_gpu.append(MemoryBreakdown(w, kv_gpu, reserved, cal.gpu_context_bytes))
+        start = stop
     vram = MemoryBreakdown()
     for part in per_gpu:
         vram = vram + part
@@ -160,10 +222,10 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     # Host memory the process needs: the embeddings (always on the CPU), the CPU layers (their
     # repacked copies replace the mapped pages), the output layer unless offloaded. mmap also
     # maps the GPU layers' pages at load (page cache the kernel can drop; not counted here).
-    cpu_weights = target.embd_bytes() + cpu_layer_bytes
+    cpu_weights = lay.embd_bytes + cpu_layer_bytes
     if not offload_output:
         cpu_weights += out_bytes
-    cpu_kv = sum(kv[i] for i in cpu_layers)
+    cpu_kv = kv.range_bytes(n_ctx, 0, first_gpu)
     # The host keeps input/output staging buffers; CPU layers compute in host memory.
     host_compute = touched if first_gpu > 0 else fm.N_UBATCH * arch.n_embd * fm.F32 * 4
     host_full = reserved if first_gpu > 0 else host_compute
@@ -187,49 +249,145 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     )  # fmt: skip
 
 
+class AtCtx(NamedTuple):
+    """What every placement at one context shares (see :func:`at_ctx`)."""
+
+    n_ctx: int
+    cells: int  # KV cells of a full-size layer: the padded context
+    swa_cells: int  # KV cells of a bounded sliding-window layer
+    reserved: int  # the compute buffer (fm.compute_reserved_bytes)
+    overhead: int  # fm.runtime_overhead_bytes
+
+
+def at_ctx(setup: Setup, n_ctx: int) -> AtCtx:
+    """The context's share of :func:`fit_flags`, computed once for a search over layers."""
+    arch, lay = setup.target.arch, setup.layout
+    cells = fm.padded_ctx(n_ctx)
+    reserved = fm.reserved_for_cells(arch, lay.kv.max_cells(n_ctx), flash_attn=setup.flash_attn)
+    overhead = fm.overhead_for_caches(arch, n_ctx, lay.n_caches)
+    return AtCtx(n_ctx, cells, min(cells, lay.kv.swa_cells), reserved, overhead)
+
+
+def fit_flags(
+    setup: Setup, n_ctx: int | AtCtx, n_gpu_layers: int, offload_output: bool
+) -> tuple[bool, bool]:
+    """``(fits_ram, fits_vram)`` of ``place(setup, n_ctx, n_gpu_layers, offload_output)``.
+
+    The same sums as :func:`place` without the breakdowns it builds: the searches for the
+    most GPU layers and the largest context call this thousands of times per catalog.
+    ``n_ctx`` may be :func:`at_ctx`'s terms, for a search at one context.
+    """
+    ctx = at_ctx(setup, n_ctx) if isinstance(n_ctx, int) else n_ctx
+    arch, lay = setup.target.arch, setup.layout
+    kv, cells, swa = lay.kv, ctx.cells, ctx.swa_cells
+    n_layers = arch.n_layers
+    devices = setup.devices
+    ngl = max(0, min(n_gpu_layers, n_layers)) if devices else 0
+    reserved = ctx.reserved
+    if ngl == 0:
+        needed = lay.file_bytes - lay.header_bytes
+        ram_full = needed + kv.range_at(cells, swa, 0, n_layers) + reserved + ctx.overhead
+        return ram_full <= setup.ram_available, True
+    offload_output = offload_output and ngl == n_layers
+    first_gpu = n_layers - ngl
+    prefix = lay.layer_prefix
+    cal = fm.CALIBRATION
+    out = (lay.output_bytes or lay.embd_bytes) if offload_output else 0
+    if len(devices) == 1:  # _split gives the one device every layer
+        totals = [
+            prefix[n_layers]
+            - prefix[first_gpu]
+            + out
+            + kv.range_at(cells, swa, first_gpu, n_layers)
+            + reserved
+            + cal.gpu_context_bytes
+        ]
+    else:
+        counts = _split(ngl, [d.capacity for d in devices])
+        last = max(i for i, c in enumerate(counts) if c > 0) if any(counts) else 0
+        totals = []
+        start = first_gpu
+        for index, count in enumerate(counts):
+            if count == 0:
+                totals.append(0)
+                continue
+            stop = start + count
+            w = prefix[stop] - prefix[start] + (out if index == last else 0)
+            totals.append(
+                w + kv.range_at(cells, swa, start, stop) + reserved + cal.gpu_context_bytes
+            )
+            start = stop
+    cpu_weights = lay.embd_bytes + prefix[first_gpu]
+    if not offload_output:
+        cpu_weights += lay.output_bytes
+    cpu_kv = kv.range_at(cells, swa, 0, first_gpu)
+    host_full = reserved if first_gpu > 0 else fm.N_UBATCH * arch.n_embd * fm.F32 * 4
+    ram_full = cpu_weights + cpu_kv + ctx.overhead + cal.gpu_host_runtime_bytes + host_full
+    if setup.unified:
+        fits_vram = all(t <= d.capacity for t, d in zip(totals, devices, strict=True))
+        return ram_full + sum(totals) <= setup.ram_available, fits_vram
+    fits_vram = all(
+        t == 0 or t <= d.capacity - VRAM_MARGIN_BYTES for t, d in zip(totals, devices, strict=True)
+    )
+    return ram_full <= setup.ram_available, fits_vram
+
+
 def best_placement(setup: Setup, n_ctx: int) -> Placement:
     """Full offload if it fits, else the most layers the GPUs hold, else CPU."""
-    n_layers = setup.target.arch.n_layers
-    cpu = place(setup, n_ctx, 0, False)
     if not setup.devices:
-        return cpu
-    full = place(setup, n_ctx, n_layers, True)
-    if full.fits:
-        return full
+        return place(setup, n_ctx, 0, False)
+    ngl, offload_output = _best(setup, at_ctx(setup, n_ctx))
+    return place(setup, n_ctx, ngl, offload_output)
+
+
+def fits_at(setup: Setup, n_ctx: int) -> bool:
+    """``best_placement(setup, n_ctx).fits``, without building placements.
+
+    The placement chosen fits if the CPU does (it is chosen then, or a placement that fits
+    is), so the CPU is checked first: one placement where the layer search takes several.
+    """
+    ctx = at_ctx(setup, n_ctx)
+    if all(fit_flags(setup, ctx, 0, False)):
+        return True
+    if not setup.devices:
+        return False
+    return all(fit_flags(setup, ctx, *_best(setup, ctx)))
+
+
+def _best(setup: Setup, ctx: AtCtx) -> tuple[int, bool]:
+    """(n_gpu_layers, offload_output) of :func:`best_placement` on a setup with GPUs."""
+    n_layers = setup.target.arch.n_layers
+    if all(fit_flags(setup, ctx, n_layers, True)):
+        return n_layers, True
     lo, hi = 0, n_layers  # largest k with fits_vram, offload_output False
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if place(setup, n_ctx, mid, False).fits_vram:
+        if fit_flags(setup, ctx, mid, False)[1]:
             lo = mid
         else:
             hi = mid - 1
     if lo == 0:
-        return cpu
-    partial = place(setup, n_ctx, lo, False)
-    if partial.fits or not cpu.fits:
-        return partial
-    return cpu
+        return 0, False
+    if all(fit_flags(setup, ctx, lo, False)) or not all(fit_flags(setup, ctx, 0, False)):
+        return lo, False
+    return 0, False
 
 
 def stages(setup: Setup, placement: Placement) -> list[Stage]:
-    target, arch, profile = setup.target, setup.target.arch, setup.profile
-    kv_used = fm.kv_bytes_per_layer(arch, setup.prompt_tokens, setup.cache_type, swa_full=True)
+    arch, lay, profile = setup.target.arch, setup.layout, setup.profile
     n_layers = arch.n_layers
-    layers = target.layers()
-    dense_share = 1.0
-    if arch.is_moe and target.expert_bytes:
-        total = sum(layers) or 1
-        active = target.expert_bytes * arch.n_expert_used / arch.n_expert
-        dense_share = (total - target.expert_bytes + active) / total
+    layers, used, tokens = lay.layer_prefix, lay.used_kv, setup.prompt_tokens
     first_gpu = n_layers - placement.n_gpu_layers
-    cpu_bytes = sum(layers[:first_gpu]) * dense_share + sum(kv_used[:first_gpu])
-    gpu_bytes = sum(layers[first_gpu:]) * dense_share + sum(kv_used[first_gpu:])
+    cpu_bytes = layers[first_gpu] * lay.dense_share + used.range_bytes(tokens, 0, first_gpu)
+    gpu_bytes = (layers[n_layers] - layers[first_gpu]) * lay.dense_share + used.range_bytes(
+        tokens, first_gpu, n_layers
+    )
     if placement.n_gpu_layers == 0:
         gpu_bytes = 0
     if placement.offload_output:
-        gpu_bytes += target.out_bytes()
+        gpu_bytes += lay.out_read_bytes
     else:
-        cpu_bytes += target.out_bytes()
+        cpu_bytes += lay.out_read_bytes
     stages = [Stage(int(cpu_bytes), profile.cpu.memory_bandwidth_gbps, CPU_EFFICIENCY)]
     if gpu_bytes and setup.devices:
         bandwidth = min(
