@@ -54,6 +54,7 @@ def test_a_what_if_profile_is_followed_and_marked(qtbot: QtBot, window: MainWind
     assert window.status_profile.text().startswith("What if")
     assert "background" in window._toolbar.styleSheet()  # tinted: not this machine
     card = window.pages["hardware"].findChild(QFrame, "cpuCard")
+    assert card is not None
     assert any(profile.cpu.brand in label.text() for label in card.findChildren(QLabel))
 
 
