@@ -10,7 +10,10 @@ own reconnects). Around them, this module adds what the app needs and the librar
 - a file lock, so two processes never write the same partial;
 - the bytes are hashed while they are written (in a helper thread), then checked against the
   catalog's sha256, else the Hub's LFS sha256 (or git blob sha1 for small plain files); a
-  mismatch deletes the partial and raises :class:`VerifyFailedError`;
+  mismatch deletes the partial and raises :class:`VerifyFailedError`. What a resumed partial
+  already holds is hashed first, and a file whose hash could not be taken on the way is hashed
+  again at the end: both report to the caller's :class:`~desktop.core.download.files.HashHooks`
+  (a job shows VERIFYING) and stop when it says so;
 - only a verified file is moved in place, with ``os.replace`` after an ``fsync``.
 """
 
@@ -24,7 +27,6 @@ import os
 import queue
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from desktop import __version__
@@ -40,16 +42,18 @@ from desktop.core.download.errors import (
 from desktop.core.download.files import (
     FetchedFile,
     FilePlan,
+    HashHooks,
     RemoteFile,
     discard_partial,
     git_blob_sha1,
     partial_lock,
+    rehash,
     usable_partial,
     write_json,
     write_record,
 )
 from desktop.core.errors import DownloadError
-from desktop.core.hashing import HASH_BLOCK, sha256_file
+from desktop.core.hashing import HASH_BLOCK
 from desktop.core.hub import Hub, same_origin
 
 log = logging.getLogger(__name__)
@@ -121,39 +125,60 @@ def probe(hub: Hub, repo: str, revision: str, name: str) -> RemoteFile:
 _RESET = object()  # queue marker: the file was truncated to 0, start the hash again
 
 
+def _hash_kept(f: BinaryIO, size: int, name: str, hooks: HashHooks | None) -> tuple[Any, bool]:
+    """The sha256 state over the ``size`` bytes a partial already holds (read through ``f``,
+    under the partial's lock), and whether they could all be read; ``f`` is left at its end.
+
+    Raises StopTransfer when ``hooks`` say stop (the partial is kept as it is)."""
+    sha = hashlib.sha256()
+    if size <= 0:
+        return sha, True
+    if hooks is not None:
+        hooks.begin(name, size)
+    complete = True
+    try:
+        f.seek(0)
+        remaining = size
+        while remaining > 0:
+            block = f.read(min(HASH_BLOCK, remaining))
+            if not block:
+                complete = False
+                break
+            sha.update(block)
+            remaining -= len(block)
+            if hooks is not None:
+                hooks.advance(len(block))
+                if hooks.should_stop():
+                    raise StopTransfer
+    except OSError:
+        complete = False
+    finally:
+        f.seek(0, os.SEEK_END)
+    if hooks is not None:
+        hooks.end()
+    return sha, complete
+
+
 class _HashingWriter:
     """The partial file as ``http_get`` sees it (write/tell/seek/truncate).
 
     Every written chunk also goes, through a bounded queue, to a thread that feeds sha256
-    (hashlib releases the GIL), so verifying costs no second pass over the file. The thread
-    first hashes the bytes already in the partial. Anything but appending (a seek elsewhere
-    and a truncate not to 0) makes :meth:`finish` return None: the caller rehashes the file.
+    (hashlib releases the GIL), so verifying costs no second pass over the file. ``sha`` holds
+    the bytes already in the partial (:func:`_hash_kept`); ``complete`` False says they could
+    not all be read. Anything but appending (a seek elsewhere and a truncate not to 0), or an
+    incomplete start, makes :meth:`finish` return None: the caller rehashes the file.
     """
 
-    def __init__(self, f: BinaryIO, path: Path, existing: int) -> None:
+    def __init__(self, f: BinaryIO, sha: Any, complete: bool = True) -> None:
         self._f = f
         self._queue: queue.Queue[object] = queue.Queue(maxsize=64)
-        self._sha = hashlib.sha256()
+        self._sha = sha
         self._unsure = False
-        self._failed = False
-        self._thread = threading.Thread(
-            target=self._run, args=(path, existing), name="download-hash", daemon=True
-        )
+        self._failed = not complete
+        self._thread = threading.Thread(target=self._run, name="download-hash", daemon=True)
         self._thread.start()
 
-    def _run(self, path: Path, existing: int) -> None:
-        try:
-            with path.open("rb") as src:
-                remaining = existing
-                while remaining > 0:
-                    block = src.read(min(HASH_BLOCK, remaining))
-                    if not block:
-                        self._failed = True
-                        break
-                    self._sha.update(block)
-                    remaining -= len(block)
-        except OSError:
-            self._failed = True
+    def _run(self) -> None:
         while True:
             item = self._queue.get()
             if item is None:
@@ -237,11 +262,16 @@ def fetch(
     *,
     on_bytes: Callable[[int], None],
     should_stop: Callable[[], bool],
+    verifying: HashHooks | None = None,
 ) -> FetchedFile:
     """Download ``remote`` into the plan's partial (resuming it), verify, move in place.
 
-    Raises StopTransfer (partial kept), DiskFullError (partial kept), VerifyFailedError
-    (partial removed), TransientError (retry: partial kept) or another DownloadError.
+    ``verifying`` hears of the re-hashes of bytes already on disk (the kept partial before the
+    transfer; the whole file after it when its hash could not be taken on the way).
+
+    Raises StopTransfer (partial kept), Cancelled (stopped while re-hashing the finished
+    partial: kept), DiskFullError (partial kept), VerifyFailedError (partial removed),
+    TransientError (retry: partial kept) or another DownloadError.
     """
     from huggingface_hub.file_download import http_get
 
@@ -278,7 +308,8 @@ def fetch(
         fd = os.open(plan.partial, os.O_RDWR | os.O_CREAT, 0o644)
         with os.fdopen(fd, "r+b") as f:
             resumed_from = f.seek(0, os.SEEK_END)
-            writer = _HashingWriter(f, plan.partial, resumed_from)
+            sha, complete = _hash_kept(f, resumed_from, plan.name, verifying)
+            writer = _HashingWriter(f, sha, complete)
             try:
                 http_get(
                     remote.url,
@@ -305,7 +336,7 @@ def fetch(
                     exc, hub=hub, repo=repo, name=plan.name, revision=revision, remote=remote
                 ) from exc
             digest = writer.finish()
-        return _verify_and_install(remote, plan, digest, fetched, resumed_from)
+        return _verify_and_install(remote, plan, digest, fetched, resumed_from, verifying=verifying)
 
 
 def _transfer_error(
@@ -335,11 +366,17 @@ def _hook_factory(
 
 
 def _verify_and_install(
-    remote: RemoteFile, plan: FilePlan, digest: str | None, fetched: int, resumed_from: int
+    remote: RemoteFile,
+    plan: FilePlan,
+    digest: str | None,
+    fetched: int,
+    resumed_from: int,
+    *,
+    verifying: HashHooks | None = None,
 ) -> FetchedFile:
     size = plan.partial.stat().st_size
     if digest is None:
-        digest = sha256_file(plan.partial)
+        digest = rehash(plan.partial, plan.name, verifying)
     if plan.expected_sha256:
         expected, got, against = plan.expected_sha256, digest, "catalog sha256"
     elif remote.sha256:

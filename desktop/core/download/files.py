@@ -3,7 +3,8 @@
 Each file of a request has a :class:`FilePlan`: its final path and its partial (with a
 ``.part.json`` saying which version of the file it holds, a ``.lock`` held while a process
 writes it, and after verification a ``.verified.json`` record that lets later runs trust the
-installed file without hashing it again).
+installed file without hashing it again). Hashing what is already on disk reports to
+:class:`HashHooks` (a job shows it as VERIFYING, and may pause or cancel it).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from desktop.core.hashing import HASH_BLOCK, sha256_file
 
@@ -25,6 +26,32 @@ log = logging.getLogger(__name__)
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _SHA1 = re.compile(r"[0-9a-f]{40}")
+
+
+class HashHooks(Protocol):
+    """Where a re-hash of bytes already on disk reports: :meth:`begin` before the first byte,
+    :meth:`advance` after each block, :meth:`end` once all are hashed (not when it stopped).
+    :meth:`should_stop` is asked after each block; True stops the hash (the hashing function
+    raises :class:`~desktop.core.errors.Cancelled`, or the transfer's own stop)."""
+
+    def begin(self, name: str, total: int) -> None: ...
+
+    def advance(self, n: int) -> None: ...
+
+    def should_stop(self) -> bool: ...
+
+    def end(self) -> None: ...
+
+
+def rehash(path: Path, name: str, hooks: HashHooks | None = None) -> str:
+    """The sha256 of a whole file on disk, reported to ``hooks``; raises Cancelled when they
+    say stop."""
+    if hooks is None:
+        return sha256_file(path)
+    hooks.begin(name, path.stat().st_size)
+    digest = sha256_file(path, on_bytes=hooks.advance, should_stop=hooks.should_stop)
+    hooks.end()
+    return digest
 
 
 @dataclass(frozen=True)
@@ -224,6 +251,7 @@ def partial_lock(plan: FilePlan) -> Iterator[bool]:
 def write_record(plan: FilePlan, remote: RemoteFile, digest: str, against: str) -> os.stat_result:
     """Write the verification record of the installed file; returns the file's stat."""
     stat = plan.final.stat()
+    plan.record.parent.mkdir(parents=True, exist_ok=True)  # absent for a file put in by hand
     write_json(
         plan.record,
         {
@@ -247,8 +275,11 @@ def git_blob_sha1(path: Path) -> str:
     return digest.hexdigest()
 
 
-def verify_existing(plan: FilePlan, remote: RemoteFile | None) -> FetchedFile | None:
-    """A final file already there: trusted through its record, or rehashed and recorded."""
+def verify_existing(
+    plan: FilePlan, remote: RemoteFile | None, hooks: HashHooks | None = None
+) -> FetchedFile | None:
+    """A final file already there: trusted through its record, or rehashed (reported to
+    ``hooks``; Cancelled when they say stop) and recorded."""
     record = installed_record(plan)
     if record is not None:
         return FetchedFile(
@@ -266,7 +297,7 @@ def verify_existing(plan: FilePlan, remote: RemoteFile | None) -> FetchedFile | 
     expected = plan.expected_sha256 or remote.sha256
     if expected is None:
         return None
-    digest = sha256_file(plan.final)
+    digest = rehash(plan.final, plan.name, hooks)
     if digest != expected:
         return None
     stat = write_record(plan, remote, digest, "existing file")

@@ -4,10 +4,12 @@ blocking call for the CLI. A job and its manager are one unit, so they live toge
 A request (:mod:`desktop.core.download.request`) names every file of a catalog variant (one
 GGUF, split ``-0000k-of-0000N`` parts, or an AWQ file set) or any ``REPO FILE...`` pairs. A
 :class:`DownloadJob` goes QUEUED -> CHECKING (HEAD each file: size, hash, location; disk space;
-VERIFYING while a file already on disk is re-hashed) -> DOWNLOADING (with RETRYING waits,
-exponential backoff) -> VERIFYING -> DONE, or FAILED / CANCELLED; PAUSED keeps the partials so
-the transfer resumes later, in this process or the next one. Each file is fetched, verified and
-moved in place by :mod:`desktop.core.download.fetch`.
+VERIFYING while a file already in place without its record is re-hashed) -> DOWNLOADING (with
+RETRYING waits, exponential backoff; VERIFYING first while a resumed partial's kept bytes are
+hashed, and after the transfer when the file must be hashed again) -> DONE, or FAILED /
+CANCELLED; PAUSED keeps the partials so the transfer resumes later, in this process or the next
+one. Pause and cancel act within one 4 MiB block while VERIFYING too. Each file is fetched,
+verified and moved in place by :mod:`desktop.core.download.fetch`.
 
 Where from and as whom come from a :class:`~desktop.core.hub.Hub` (endpoint or mirror, token,
 offline mode); where to, from the models folder the caller passes. Proxies:
@@ -51,6 +53,8 @@ from desktop.core.download.files import (
     verify_existing,
 )
 from desktop.core.download.progress import (
+    MIN_INTERVAL_S,
+    VERIFY_SHOWN_BYTES,
     DownloadProgress,
     DownloadState,
     ProgressCallback,
@@ -62,7 +66,7 @@ from desktop.core.download.request import (
     check_disk_space,
     default_disk_usage,
 )
-from desktop.core.errors import DownloadError
+from desktop.core.errors import Cancelled, DownloadError
 from desktop.core.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -89,12 +93,16 @@ class DownloadJob:
         request: DownloadRequest,
         on_progress: ProgressCallback | None,
         on_done: DoneCallback | None,
+        *,
+        progress_interval: float = MIN_INTERVAL_S,
     ) -> None:
         self.id = job_id
         self.request = request
         self._manager = manager
         self._on_done = on_done
-        self._tracker = ProgressTracker(request.repo, len(request.files), on_progress)
+        self._tracker = ProgressTracker(
+            request.repo, len(request.files), on_progress, min_interval=progress_interval
+        )
         self._tracker.set_total(request.size_hint)
         self._state = DownloadState.QUEUED
         self._stop: str | None = None  # "pause" or "cancel", read by the transfer thread
@@ -172,11 +180,44 @@ class DownloadJob:
             raise StopTransfer
 
 
+class _Verifying:
+    """A job's :class:`~desktop.core.download.files.HashHooks`: a re-hash of at least
+    :data:`VERIFY_SHOWN_BYTES` shows as VERIFYING with its byte count, then the job returns to
+    the state it was in; pause and cancel stop it."""
+
+    def __init__(self, job: DownloadJob) -> None:
+        self._job = job
+        self._shown = False
+        self._previous = job.state
+
+    def begin(self, name: str, total: int) -> None:
+        job = self._job
+        self._shown = total >= VERIFY_SHOWN_BYTES
+        if self._shown:
+            self._previous = job.state
+            job._tracker.start_verify(name, total)
+            job._set_state(DownloadState.VERIFYING)
+
+    def advance(self, n: int) -> None:
+        if self._shown:
+            self._job._tracker.advance_verify(n)
+
+    def should_stop(self) -> bool:
+        return self._job._stop is not None
+
+    def end(self) -> None:
+        if self._shown:
+            self._shown = False
+            self._job._tracker.end_verify()
+            self._job._set_state(self._previous)
+
+
 class DownloadManager:
     """A queue of download jobs with at most ``max_parallel`` transfers at once.
 
     ``hub`` says where from and as whom (endpoint or mirror, token, offline mode);
     ``models_dir`` where to. ``disk_usage`` is injectable so tests can simulate a small disk.
+    ``progress_interval``: the least time between two throttled progress values of a job.
     """
 
     def __init__(
@@ -187,6 +228,7 @@ class DownloadManager:
         *,
         disk_usage: DiskUsageFn = default_disk_usage,
         retry: RetryPolicy | None = None,
+        progress_interval: float = MIN_INTERVAL_S,
     ) -> None:
         configure_transfers()
         self.models_dir = models_dir
@@ -194,6 +236,7 @@ class DownloadManager:
         self.max_parallel = max(1, max_parallel)
         self._disk_usage = disk_usage
         self._retry = retry or RetryPolicy()
+        self._progress_interval = progress_interval
         self._lock = threading.Lock()
         self._queue: deque[DownloadJob] = deque()
         self._running: set[DownloadJob] = set()
@@ -221,7 +264,14 @@ class DownloadManager:
         with self._lock:
             if self._closed:
                 raise DownloadError("The download manager is closed.")
-            job = DownloadJob(self, next(self._ids), request, on_progress, on_done)
+            job = DownloadJob(
+                self,
+                next(self._ids),
+                request,
+                on_progress,
+                on_done,
+                progress_interval=self._progress_interval,
+            )
             self._jobs.append(job)
             self._queue.append(job)
         self._pump()
@@ -304,7 +354,7 @@ class DownloadManager:
         began = time.monotonic()
         try:
             result = self._execute(job, began)
-        except StopTransfer:
+        except (StopTransfer, Cancelled):  # Cancelled: stopped while re-hashing a file
             if job._stop == "cancel":
                 self._discard_partials(job)
                 job._finish(DownloadState.CANCELLED, None, _cancelled(job))
@@ -348,7 +398,7 @@ class DownloadManager:
                 job, partial(probe, hub, request.repo, request.revision, plan.name)
             )
             _check_catalog_hash(plan, remote, request)
-            existing = verify_existing(plan, remote)
+            existing = verify_existing(plan, remote, _Verifying(job))
             if existing is not None:
                 done[plan.name] = existing
             else:
@@ -416,6 +466,7 @@ class DownloadManager:
                     plan,
                     on_bytes=tracker.advance,
                     should_stop=lambda: job._stop is not None,
+                    verifying=_Verifying(job),
                 )
                 return replace(
                     fetched,
