@@ -14,6 +14,7 @@ prediction for the same settings and the bandwidth roofline for this hardware.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,8 @@ class BenchResult:
     runs: tuple[BenchRun, ...]
     rss_peak_bytes: int | None
     vram_peak_bytes: int | None
+    private_peak_bytes: int | None
+    file_peak_bytes: int | None
     prediction: Prediction
 
     def stat(self, name: str) -> tuple[float, float]:
@@ -101,6 +104,8 @@ class BenchResult:
             "ttft_ms_sd": ttft_sd,
             "load_ms": loaded.load_ms,
             "rss_peak_bytes": self.rss_peak_bytes,
+            "private_peak_bytes": self.private_peak_bytes,
+            "file_backed_peak_bytes": self.file_peak_bytes,
             "vram_peak_bytes": self.vram_peak_bytes,
             "predicted_ram_bytes": prediction.ram_bytes,
             "predicted_vram_bytes": prediction.vram_bytes,
@@ -131,7 +136,7 @@ def run_bench(
         prompt = bench_prompt(settings.pp, loaded.n_vocab)
         _one_run(session, prompt, settings.tg)  # warm-up, not counted
         runs = tuple(_one_run(session, prompt, settings.tg) for _ in range(settings.repetitions))
-        samples = session.client.memory_snapshot()
+        samples = session.client.memory_snapshot(since=session.loaded_at)
     rss = [m.rss_bytes for m in samples]
     vram = [m.vram_bytes for m in samples if m.vram_bytes is not None]
     prediction = Prediction.for_run(
@@ -149,6 +154,8 @@ def run_bench(
         runs=runs,
         rss_peak_bytes=max(rss) if rss else None,
         vram_peak_bytes=max(vram) if vram else None,
+        private_peak_bytes=_peak(m.private_bytes for m in samples),
+        file_peak_bytes=_peak(m.file_bytes for m in samples),
         prediction=prediction,
     )
 
@@ -180,3 +187,8 @@ def _one_run(session: Session, prompt: list[int], tg: int) -> BenchRun:
         tg_tokens_per_s=tg_metrics.tokens_per_s,
         ttft_ms=ttft,
     )
+
+
+def _peak(values: Iterable[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return max(known) if known else None

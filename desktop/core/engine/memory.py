@@ -14,6 +14,7 @@ an instant that matters (load finished, first token).
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -43,10 +44,20 @@ class ProcessMemory:
     gpu_used_bytes: int | None = None
     gpu_total_bytes: int | None = None
     gpu_util_pct: float | None = None
+    # RSS split (see split_rss): memory only this process holds (what must stay free), and
+    # pages of mapped files (the model file) that the OS can drop and read again.
+    private_bytes: int | None = None
+    file_bytes: int | None = None
 
     def as_sample(self) -> MemorySample:
         """The reading as the metrics module counts it."""
-        return MemorySample(t=self.t, rss_bytes=self.rss_bytes, vram_bytes=self.vram_bytes)
+        return MemorySample(
+            t=self.t,
+            rss_bytes=self.rss_bytes,
+            vram_bytes=self.vram_bytes,
+            private_bytes=self.private_bytes,
+            file_bytes=self.file_bytes,
+        )
 
 
 @dataclass(frozen=True)
@@ -149,6 +160,26 @@ class NvmlReader:
             self._handles = None
 
 
+def split_rss(info: Any, platform: str = sys.platform) -> tuple[int | None, int | None]:
+    """(private, file-backed) bytes of a ``psutil`` memory_info() reading.
+
+    - Linux: ``shared`` is the resident pages of mapped files and shared memory (RssFile +
+      RssShmem in /proc/PID/status); private is RSS minus that (RssAnon: heap, llama.cpp's
+      buffers, the KV cache). A model file llama.cpp mmaps counts as file-backed.
+    - Windows: ``private`` is the private bytes (commit charge, the nearest equivalent; it may
+      include pages not resident now); file-backed is the working set beyond it.
+    - elsewhere (macOS): no cheap split; both None (the RSS total still is known).
+    """
+    rss = int(getattr(info, "rss", 0))
+    if platform.startswith("linux") and hasattr(info, "shared"):
+        shared = min(int(info.shared), rss)
+        return rss - shared, shared
+    if platform.startswith("win") and hasattr(info, "private"):
+        private = min(int(info.private), rss)
+        return private, rss - private
+    return None, None
+
+
 def read_process_memory(
     pid: int, nvml: NvmlReader | None = None, process: Any | None = None
 ) -> ProcessMemory | None:
@@ -159,12 +190,16 @@ def read_process_memory(
     t = time.perf_counter()
     try:
         handle = process if process is not None else psutil.Process(pid)
-        rss = int(handle.memory_info().rss)
+        info = handle.memory_info()
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return None
+    rss = int(info.rss)
+    private, file_backed = split_rss(info)
     gpu = nvml.read(pid) if nvml is not None else None
     if gpu is None:
-        return ProcessMemory(t=t, pid=pid, rss_bytes=rss)
+        return ProcessMemory(
+            t=t, pid=pid, rss_bytes=rss, private_bytes=private, file_bytes=file_backed
+        )
     return ProcessMemory(
         t=t,
         pid=pid,
@@ -173,6 +208,8 @@ def read_process_memory(
         gpu_used_bytes=gpu.used_bytes,
         gpu_total_bytes=gpu.total_bytes,
         gpu_util_pct=gpu.util_pct,
+        private_bytes=private,
+        file_bytes=file_backed,
     )
 
 

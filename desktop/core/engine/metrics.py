@@ -199,6 +199,8 @@ class MemorySample:
     t: float
     rss_bytes: int
     vram_bytes: int | None = None
+    private_bytes: int | None = None  # RSS without mapped files: must stay free
+    file_bytes: int | None = None  # mapped file pages the OS can drop
 
 
 class MemoryPhases:
@@ -261,6 +263,16 @@ class MemoryPhases:
     def peak_vram(self) -> int | None:
         return max((s.vram_bytes for s in self._window() if s.vram_bytes is not None), default=None)
 
+    @property
+    def peak_private(self) -> int | None:
+        return max(
+            (s.private_bytes for s in self._window() if s.private_bytes is not None), default=None
+        )
+
+    @property
+    def peak_file(self) -> int | None:
+        return max((s.file_bytes for s in self._window() if s.file_bytes is not None), default=None)
+
 
 @dataclass(frozen=True)
 class RunReport:
@@ -273,6 +285,8 @@ class RunReport:
     rss_after_first_token_bytes: int | None = None
     rss_peak_bytes: int | None = None
     vram_peak_bytes: int | None = None
+    private_peak_bytes: int | None = None
+    file_peak_bytes: int | None = None
     predicted_ram_bytes: int | None = None
     predicted_vram_bytes: int | None = None
     predicted_tokens_per_s: float | None = None
@@ -304,6 +318,8 @@ class RunReport:
             rss_after_first_token_bytes=memory.after_first_token,
             rss_peak_bytes=memory.peak,
             vram_peak_bytes=memory.peak_vram,
+            private_peak_bytes=memory.peak_private,
+            file_peak_bytes=memory.peak_file,
             predicted_ram_bytes=predicted_ram_bytes,
             predicted_vram_bytes=predicted_vram_bytes,
             predicted_tokens_per_s=predicted_tokens_per_s,
@@ -361,6 +377,8 @@ class RunReport:
             "load_ms": self.load_ms,
             "rss_after_load_bytes": self.rss_after_load_bytes,
             "rss_peak_bytes": self.rss_peak_bytes,
+            "private_peak_bytes": self.private_peak_bytes,
+            "file_backed_peak_bytes": self.file_peak_bytes,
             "vram_peak_bytes": self.vram_peak_bytes,
             "predicted_ram_bytes": self.predicted_ram_bytes,
             "predicted_vram_bytes": self.predicted_vram_bytes,

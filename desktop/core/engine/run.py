@@ -145,6 +145,13 @@ class Session:
     def close(self) -> None:
         self.client.close()
 
+    @property
+    def loaded_at(self) -> float | None:
+        """When the load finished (``perf_counter``): memory is counted from there on, by
+        ``run`` and ``bench`` alike (the load itself touches every page of the file)."""
+        request = self._load_request
+        return request.t_terminal if request is not None else None
+
     def generate(
         self,
         *,

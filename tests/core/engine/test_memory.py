@@ -172,3 +172,38 @@ def test_the_sampler_ends_by_itself_when_the_process_is_gone() -> None:
     sampler._thread.join(timeout=3.0)
     assert not sampler._thread.is_alive()
     assert readings  # it read the process while it lived
+
+
+def test_rss_splits_into_private_and_file_backed_memory() -> None:
+    from collections import namedtuple
+
+    from desktop.core.engine.memory import split_rss
+
+    linux = namedtuple("linux", "rss vms shared text lib data dirty")(1000, 5000, 300, 1, 0, 1, 0)
+    assert split_rss(linux, "linux") == (700, 300)
+    windows = namedtuple("windows", "rss vms private")(1000, 5000, 1200)
+    assert split_rss(windows, "win32") == (1000, 0)  # private bytes past the working set
+    mac = namedtuple("mac", "rss vms")(1000, 5000)
+    assert split_rss(mac, "darwin") == (None, None)
+
+
+def test_a_process_that_maps_a_file_shows_it_as_file_backed(tmp_path: Path) -> None:
+    import mmap
+    import os
+
+    from desktop.core.engine.memory import read_process_memory
+
+    data = tmp_path / "model.bin"
+    data.write_bytes(os.urandom(64 << 20))
+    before = read_process_memory(os.getpid())
+    with data.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        total = sum(m[i] for i in range(0, len(m), 4096))  # touch every page
+        during = read_process_memory(os.getpid())
+        assert total >= 0
+    assert before is not None
+    assert during is not None
+    assert before.file_bytes is not None
+    assert during.file_bytes is not None
+    assert during.file_bytes - before.file_bytes > 48 << 20
+    assert during.private_bytes is not None
+    assert abs(during.private_bytes - (before.private_bytes or 0)) < 32 << 20
