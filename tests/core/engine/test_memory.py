@@ -176,15 +176,15 @@ def test_the_sampler_ends_by_itself_when_the_process_is_gone() -> None:
 
 
 def test_rss_splits_into_private_and_file_backed_memory() -> None:
-    from collections import namedtuple
+    from types import SimpleNamespace
 
     from desktop.core.engine.memory import split_rss
 
-    linux = namedtuple("linux", "rss vms shared text lib data dirty")(1000, 5000, 300, 1, 0, 1, 0)
+    linux = SimpleNamespace(rss=1000, vms=5000, shared=300, text=1, lib=0, data=1, dirty=0)
     assert split_rss(linux, "linux") == (700, 300)
-    windows = namedtuple("windows", "rss vms private")(1000, 5000, 1200)
+    windows = SimpleNamespace(rss=1000, vms=5000, private=1200)
     assert split_rss(windows, "win32") == (1000, 0)  # private bytes past the working set
-    mac = namedtuple("mac", "rss vms")(1000, 5000)
+    mac = SimpleNamespace(rss=1000, vms=5000)
     assert split_rss(mac, "darwin") == (None, None)
 
 
