@@ -23,6 +23,7 @@ from desktop.core.library import (
     LibraryProblem,
     ScanReport,
     ScanRoot,
+    demo_roots,
     scan_roots,
 )
 from desktop.core.settings import update_settings
@@ -65,7 +66,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_library(args: argparse.Namespace) -> int:
-    ws = workspace(with_demos=False)
+    ws = workspace()
     settings = ws.settings
     added: list[Path] = []
     for value in args.add:
@@ -83,36 +84,41 @@ def run_library(args: argparse.Namespace) -> int:
         new = [str(f) for f in added if str(f) not in known]
         if new:
             settings = update_settings(extra_model_dirs=(*known, *new))
-    roots: list[ScanRoot] = []
+    # Always a quick look at our own models folder and the demo models (unchanged files are not
+    # read again), so finished downloads show without --scan; --scan looks everywhere.
+    roots = [ScanRoot("downloaded", ws.models_dir), *demo_roots(d.path for d in ws.demos)]
     if args.scan:
-        roots = scan_roots(
-            settings.resolved_models_dir(),
-            settings.extra_model_dirs,
-            known_apps=settings.scan_known_apps,
+        roots = (
+            scan_roots(
+                ws.models_dir, settings.extra_model_dirs, known_apps=settings.scan_known_apps
+            )
+            + roots[1:]
         )
-    elif added:
-        roots = [ScanRoot("folder", f) for f in added]
+    else:
+        roots += [ScanRoot("folder", f) for f in added]
     with Library(
         paths.library_db_path(ensure=True), catalog=ws.catalog, models_dir=ws.models_dir
     ) as library:
-        report = library.scan(roots) if roots else None
+        report = library.scan(roots)
         entries = library.entries()
         problems = library.problems()
         db_path = library.db_path
+    chosen = {path for path, _origin in ws.resolver.installed().values()}
     if args.json:
         emit_json(
             {
                 "database": str(db_path),
-                "scan": report.to_dict() if report is not None else None,
+                "scan": report.to_dict(),
+                "folders": list(settings.extra_model_dirs),
                 "added_folders": [str(f) for f in added],
-                "entries": [e.to_dict() for e in entries],
+                "entries": [{**e.to_dict(), "resolves_variant": e.path in chosen} for e in entries],
                 "problems": [p.to_dict() for p in problems],
             }
         )
         return 0
-    if report is not None:
+    if args.scan or added:
         sys.stdout.write(_scan_summary(report) + "\n\n")
-    if not entries and report is not None:
+    if not entries:
         places = "".join(f"  {r.path} ({r.source})\n" for r in report.roots)
         sys.stdout.write(
             f"No GGUF models were found. Looked in:\n{places}Add a folder with `--add DIR` or "
@@ -124,7 +130,7 @@ def run_library(args: argparse.Namespace) -> int:
             "`--add DIR`, or import a file with `llm-scout import PATH`.\n"
         )
     else:
-        _print_entries(entries)
+        _print_entries(entries, chosen)
     _print_problems(problems)
     return 0
 
@@ -164,9 +170,9 @@ def _scan_summary(report: ScanReport) -> str:
     )
 
 
-def _print_entries(entries: list[LibraryEntry]) -> None:
+def _print_entries(entries: list[LibraryEntry], chosen: set[Path]) -> None:
     print_table(
-        ["NAME", "FAMILY", "PARAMS", "QUANT", "CTX", "SIZE", "SOURCE", "CATALOG", "STATE"],
+        ["NAME", "FAMILY", "PARAMS", "QUANT", "CTX", "SIZE", "SOURCE", "CATALOG", "STATE", "PATH"],
         [
             [
                 e.display_name,
@@ -176,12 +182,23 @@ def _print_entries(entries: list[LibraryEntry]) -> None:
                 e.n_ctx_train,
                 human_bytes(e.size_bytes),
                 e.source,
-                e.variant_id,
+                (e.variant_id + (" *" if e.path in chosen else "")) if e.variant_id else None,
                 "missing" if e.missing else "ok",
+                short_path(e.path),
             ]
             for e in entries
         ],
     )
+    if any(e.path in chosen and e.variant_id for e in entries):
+        sys.stdout.write("* the file a catalog variant id runs (`llm-scout run VARIANT_ID`)\n")
+
+
+def short_path(path: Path) -> str:
+    """The path with the home folder written as ~."""
+    try:
+        return "~/" + str(path.relative_to(Path.home()))
+    except ValueError:
+        return str(path)
 
 
 def _print_problems(problems: list[LibraryProblem]) -> None:

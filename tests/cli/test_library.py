@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from desktop import cli
+from desktop.core import demo
 from desktop.core.catalog import load_catalog
 from desktop.core.settings import load_settings, update_settings
 from tests.fixtures.library_files import link, write_tiny
@@ -38,18 +39,35 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
     return json.loads(out)
 
 
-def test_empty_library(capsys: pytest.CaptureFixture[str], home: Path) -> None:
+def mine(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries a test made (the demo models are always listed too)."""
+    return [e for e in entries if e["source"] != "demo"]
+
+
+def demos() -> list[str]:
+    """The demo model files found in this test's home (Gemma's lives under ~/.cache)."""
+    return sorted(str(d.path) for d in demo.demo_models(assemble=False))
+
+
+def test_a_first_listing_shows_the_demo_models_without_a_scan(
+    capsys: pytest.CaptureFixture[str], home: Path
+) -> None:
     doc = run_json(capsys, "library")
-    assert doc["entries"] == []
+    assert demos()
+    assert sorted(e["path"] for e in doc["entries"]) == demos()
+    assert {e["source"] for e in doc["entries"]} == {"demo"}
+    assert all(e["resolves_variant"] for e in doc["entries"])  # what `run VARIANT_ID` runs
     assert doc["problems"] == []
-    assert doc["scan"] is None
+    assert [r["source"] for r in doc["scan"]["roots"]] == ["downloaded"] + ["demo"] * len(demos())
+    assert doc["folders"] == []
     code, out, _ = run(capsys, "library")
     assert code == 0
-    assert "The library is empty" in out
+    assert "SmolLM2 135M Instruct Q4_1" in out
+    assert "smollm2-135m-instruct:Q4_1 *" in out
+    assert "* the file a catalog variant id runs" in out
     code, out, _ = run(capsys, "library", "--scan")
     assert code == 0
-    assert "No GGUF models were found. Looked in:" in out
-    assert f"{home / '.lmstudio/models'} (lmstudio)" in out
+    assert out.startswith("Scanned ")
 
 
 def test_add_remembers_the_folder_and_scans_it(
@@ -64,13 +82,14 @@ def test_add_remembers_the_folder_and_scans_it(
 
     assert load_settings().extra_model_dirs == (str(folder),)  # once, not twice
     assert doc["added_folders"] == [str(folder)]
-    assert [r["source"] for r in doc["scan"]["roots"]] == ["folder"]
-    assert [e["file_name"] for e in doc["entries"]] == ["smol.gguf"]
-    entry = doc["entries"][0]
+    assert again["folders"] == [str(folder)]  # the folders the settings hold
+    assert [r["source"] for r in doc["scan"]["roots"]][-1] == "folder"
+    assert [e["file_name"] for e in mine(doc["entries"])] == ["smol.gguf"]
+    entry = mine(doc["entries"])[0]
     assert (entry["architecture"], entry["quant"], entry["source"]) == ("llama", "Q4_1", "folder")
     assert [p["path"] for p in doc["problems"]] == [str(folder / "junk.gguf")]
     assert "not a GGUF file" in doc["problems"][0]["message"]
-    assert again["scan"]["unchanged"] == 2
+    assert again["scan"]["unchanged"] == 2 + len(demos())  # the two files and the demo models
     assert again["scan"]["headers_read"] == 0
 
 
@@ -95,7 +114,7 @@ def test_scan_looks_in_every_known_place(
 
     doc = run_json(capsys, "library", "--scan")
 
-    by_source = {e["source"]: e for e in doc["entries"]}
+    by_source = {e["source"]: e for e in mine(doc["entries"])}
     assert sorted(by_source) == ["downloaded", "folder", "hf-cache", "lmstudio"]
     expected = load_catalog().find_by_sha256(sha)
     assert expected is not None  # the bundled catalog knows the demo file
@@ -111,9 +130,9 @@ def test_scan_looks_in_every_known_place(
 
     update_settings(scan_known_apps=False)
     os_only = run_json(capsys, "library", "--scan")
-    assert {r["source"] for r in os_only["scan"]["roots"]} == {"downloaded", "folder"}
+    assert {r["source"] for r in os_only["scan"]["roots"]} == {"downloaded", "folder", "demo"}
     # Entries found before stay (their files still exist), nothing is reported missing.
-    assert len(os_only["entries"]) == 4
+    assert len(mine(os_only["entries"])) == 4
     assert os_only["scan"]["missing"] == []
 
 
@@ -129,9 +148,9 @@ def test_scan_reports_a_deleted_model_as_missing(
     code, out, _ = run(capsys, "library")
 
     assert doc["scan"]["missing"] == [str(path)]
-    assert [e["missing"] for e in doc["entries"]] == [True]
+    assert [e["missing"] for e in mine(doc["entries"])] == [True]
     assert code == 0
-    assert "missing" in out.splitlines()[-1]
+    assert any("missing" in line and "gone.gguf" in line for line in out.splitlines())
 
 
 def test_human_listing(
@@ -143,7 +162,7 @@ def test_human_listing(
     code, out, err = run(capsys, "library", "--add", str(folder))
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].startswith("Scanned 1 folder(s)")
+    assert lines[0].startswith("Scanned ")
     header = next(line for line in lines if line.startswith("NAME"))
     assert header.split() == [
         "NAME",
@@ -155,6 +174,7 @@ def test_human_listing(
         "SOURCE",
         "CATALOG",
         "STATE",
+        "PATH",
     ]
     row = next(line for line in lines if "Q4_K_M" in line and "gemma" in line)
     assert "268M" in row
@@ -175,8 +195,8 @@ def test_import_copy_json(
     assert doc["entry"]["has_chat_template"] is True
     assert dest.read_bytes() == src.read_bytes()
     listed = run_json(capsys, "library")
-    assert [e["path"] for e in listed["entries"]] == [str(dest)]
-    assert listed["entries"][0]["source"] == "imported"
+    assert [e["path"] for e in mine(listed["entries"])] == [str(dest)]
+    assert mine(listed["entries"])[0]["source"] == "imported"
 
 
 def test_import_in_place_human(
