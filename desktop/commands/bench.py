@@ -19,7 +19,7 @@ from typing import Any
 
 from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.engine_options import add_model_options, load_settings_from, warn_if_cpu_only
-from desktop.commands.output import emit_json, format_table, human_bytes
+from desktop.commands.output import emit_json, format_table, human_bytes, human_params
 from desktop.core.engine import BenchSettings, run_bench
 
 
@@ -70,7 +70,7 @@ def _write_tables(doc: dict[str, Any], *, markdown: bool) -> None:
     base = [
         doc["model_label"],
         human_bytes(doc["model_size_bytes"]),
-        f"{doc['n_params'] / 1e6:.0f} M",
+        human_params(doc["n_params"]),
         str(doc["n_threads"]),
         str(doc["n_gpu_layers"]),
     ]

@@ -133,10 +133,15 @@ def format_progress(p: DownloadProgress) -> str:
     parts = [p.state.value]
     if p.file:
         parts.append(f"{p.file} ({min(p.files_done + 1, p.files_total)}/{p.files_total})")
-    total = human_bytes(p.bytes_total) if p.bytes_total is not None else "?"
-    amount = f"{human_bytes(p.bytes_done)} / {total}"
-    if p.fraction is not None:
-        amount += f" ({p.fraction * 100:.0f}%)"
+    if p.state is DownloadState.VERIFYING and p.verify_total:
+        amount = f"checking {human_bytes(p.verify_done)} / {human_bytes(p.verify_total)}"
+        if p.verify_fraction is not None:
+            amount += f" ({p.verify_fraction * 100:.0f}%)"
+    else:
+        total = human_bytes(p.bytes_total) if p.bytes_total is not None else "?"
+        amount = f"{human_bytes(p.bytes_done)} / {total}"
+        if p.fraction is not None:
+            amount += f" ({p.fraction * 100:.0f}%)"
     parts.append(amount)
     if p.state is DownloadState.DOWNLOADING and p.speed_bps > 0:
         parts.append(f"{human_bytes(p.speed_bps)}/s")

@@ -391,10 +391,18 @@ def _verify_and_install(
         )
     if got != expected or (remote.size is not None and size != remote.size):
         discard_partial(plan)
+        whose = {
+            "catalog sha256": "the catalog's sha256",
+            "hub sha256": "the sha256 the Hub publishes",
+            "hub git sha1": "the git blob sha1 the Hub publishes",
+        }[against]
+        sizes = ""
+        if remote.size is not None and size != remote.size:
+            sizes = f"; it has {size:,} bytes where the Hub lists {remote.size:,}"
         raise VerifyFailedError(
-            f"{plan.name} arrived corrupted ({against} {got[:12]}… instead of {expected[:12]}…, "
-            f"{size} bytes); the file was removed. Try again; if it happens again, the server "
-            "or mirror is sending a different file."
+            f"{plan.name} arrived corrupted: its bytes do not match {whose} (got "
+            f"{got[:12]}…, expected {expected[:12]}…){sizes}. The file was removed; try again, "
+            "and if it happens again the server or mirror is sending a different file."
         )
     plan.final.parent.mkdir(parents=True, exist_ok=True)
     os.replace(plan.partial, plan.final)

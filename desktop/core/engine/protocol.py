@@ -29,12 +29,13 @@ from typing import Any, ClassVar, Literal, TypeAlias, Union
 
 from desktop.core.errors import EngineError
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 
 # A line longer than this is not a message (a worker gone mad, or a prompt far past any context).
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
-FinishReason = Literal["stop", "length", "cancelled", "unloaded"]
+# "length": max_tokens reached; "context": the context is full (the answer could not go on).
+FinishReason = Literal["stop", "length", "context", "cancelled", "unloaded"]
 
 # Error kinds a worker or client reports. Front ends map them to their own sentences.
 ERROR_KINDS = frozenset(

@@ -326,7 +326,16 @@ class Worker:
         self._cached = reusable_prefix(llm, tokens)
         self._lc.llama_perf_context_reset(llm.ctx)
         stops = params.stop + template_stops
-        self._run_tokens(cmd, llm, tokens, max_tokens=max_tokens, stops=stops, t_start=t_start)
+        context_full = params.max_tokens <= 0 or params.max_tokens > room
+        self._run_tokens(
+            cmd,
+            llm,
+            tokens,
+            max_tokens=max_tokens,
+            stops=stops,
+            t_start=t_start,
+            limit_reason="context" if context_full else "length",
+        )
 
     def _run_tokens(
         self,
@@ -337,6 +346,7 @@ class Worker:
         max_tokens: int,
         stops: Sequence[str],
         t_start: float,
+        limit_reason: p.FinishReason = "length",
     ) -> None:
         params = cmd.params
         stream = TextStream(stops)
@@ -347,7 +357,7 @@ class Worker:
         n_generated = 0
         t_first: float | None = None
         last_flush = 0.0
-        finish: p.FinishReason = "length"
+        finish: p.FinishReason = limit_reason
         failure: BaseException | None = None
 
         def flush() -> None:

@@ -166,6 +166,9 @@ def test_wrong_bytes_are_removed_and_reported(hub: FakeHub, models: Path) -> Non
     assert caught.value.kind == "download.verify_failed"
     assert FILE in caught.value.message
     assert "removed" in caught.value.message
+    # Which hash is whose: the bytes' own, against the one the Hub publishes.
+    assert "do not match the sha256 the Hub publishes (got" in caught.value.message
+    assert caught.value.message.endswith(".")
     assert not final_path(models).exists()
     assert not partial_path(models).exists()
     # A good server afterwards: a fresh, full download that verifies.
@@ -196,7 +199,7 @@ def test_catalog_hash_differing_from_the_hub_stops_before_downloading(
 def test_plain_file_with_wrong_bytes_fails_its_git_hash(hub: FakeHub, models: Path) -> None:
     hub.add_file(REPO, "config.json", b'{"model_type": "llama"}' * 10)
     hub.file(REPO, "config.json").wrong_bytes = True
-    with pytest.raises(VerifyFailedError, match="git sha1"):
+    with pytest.raises(VerifyFailedError, match="the git blob sha1 the Hub publishes"):
         fetch(hub, models, request_for_files(REPO, ["config.json"]))
     assert not final_path(models, name="config.json").exists()
 

@@ -184,8 +184,14 @@ def test_bad_lines_are_refused_with_a_reason(line: bytes, reason: str) -> None:
     assert caught.value.kind == "protocol"
 
 
+def test_version_3_says_when_the_context_ended_an_answer() -> None:
+    assert p.PROTOCOL_VERSION == 3
+    done = p.Done(id="g1", finish_reason="context", generated_tokens=5)
+    assert p.decode(p.encode(done)) == done
+
+
 def test_version_2_adds_load_progress_which_does_not_end_a_request() -> None:
-    assert p.PROTOCOL_VERSION == 2
+    assert p.PROTOCOL_VERSION >= 2
     assert p.LoadProgress in p.EVENT_TYPES
     assert p.LoadProgress not in p.TERMINAL_EVENTS
     line = p.encode(p.LoadProgress(id="l7", fraction=0.5))

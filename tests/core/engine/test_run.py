@@ -108,3 +108,17 @@ def test_run_bench_returns_typed_results(smollm2_path: Path) -> None:
     assert doc["model_label"] == "SmolLM2"
     assert result.rss_peak_bytes is not None
     assert result.prediction.ram_bytes is not None
+
+
+@pytest.mark.e2e
+def test_an_answer_cut_by_the_full_context_says_so(smollm2_path: Path) -> None:
+    with Session(smollm2_path, LoadSettings(n_ctx=64)) as session:
+        session.open()
+        params = p.SamplingParams(temperature=0.0, max_tokens=1000, ignore_eos=True)
+        request = session.generate(messages=[p.ChatMessage("user", "Hi.")], params=params)
+        done = session.stream(request)
+        assert done.finish_reason == "context"
+        assert session.report(request).finish_reason == "context"
+        short = p.SamplingParams(temperature=0.0, max_tokens=3, ignore_eos=True)
+        request = session.generate(messages=[p.ChatMessage("user", "Hi.")], params=short)
+        assert session.stream(request).finish_reason == "length"
