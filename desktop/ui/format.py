@@ -7,10 +7,6 @@ from PySide6.QtCore import QCoreApplication, QLocale
 from desktop.core.fit import FitResult
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Format", text)
-
-
 def size(n: float | None, precision: int = 1) -> str:
     """``4.4 GiB``; ``-`` for unknown."""
     if n is None:
@@ -42,52 +38,66 @@ def rate(tokens_per_s: float | None, predicted: bool = False) -> str:
     if tokens_per_s is None:
         return "-"
     if predicted:
-        return "≈" + number(tokens_per_s, 0) + " " + _tr("t/s")
-    return number(tokens_per_s, 1) + " " + _tr("t/s")
+        return "≈" + number(tokens_per_s, 0) + " " + QCoreApplication.translate("Format", "t/s")
+    return number(tokens_per_s, 1) + " " + QCoreApplication.translate("Format", "t/s")
 
 
 def seconds(value: float | None) -> str:
     if value is None:
         return "-"
     if value < 1:
-        return number(value * 1000, 0) + " " + _tr("ms")
+        return number(value * 1000, 0) + " " + QCoreApplication.translate("Format", "ms")
     if value < 90:
-        return number(value, 1) + " " + _tr("s")
+        return number(value, 1) + " " + QCoreApplication.translate("Format", "s")
     minutes, rest = divmod(int(value + 0.5), 60)
     if minutes < 60:
-        return _tr("%1 min %2 s").replace("%1", str(minutes)).replace("%2", str(rest))
+        return (
+            QCoreApplication.translate("Format", "%1 min %2 s")
+            .replace("%1", str(minutes))
+            .replace("%2", str(rest))
+        )
     hours, minutes = divmod(minutes, 60)
-    return _tr("%1 h %2 min").replace("%1", str(hours)).replace("%2", str(minutes))
+    return (
+        QCoreApplication.translate("Format", "%1 h %2 min")
+        .replace("%1", str(hours))
+        .replace("%2", str(minutes))
+    )
 
 
 def verdict_word(result: FitResult | None) -> str:
     """The verdict's word, the same vocabulary as the CLI: GPU, partial N/M, CPU, no."""
     if result is None:
-        return _tr("?")
+        return QCoreApplication.translate("Format", "?")
     if result.verdict == "gpu":
-        return _tr("GPU")
+        return QCoreApplication.translate("Format", "GPU")
     if result.verdict == "partial":
         return (
-            _tr("partial %1/%2")
+            QCoreApplication.translate("Format", "partial %1/%2")
             .replace("%1", str(result.n_gpu_layers))
             .replace("%2", str(result.n_layers))
         )
     if result.verdict == "cpu":
-        return _tr("CPU")
-    return _tr("no")
+        return QCoreApplication.translate("Format", "CPU")
+    return QCoreApplication.translate("Format", "no")
 
 
 def verdict_tooltip(result: FitResult | None) -> str:
     if result is None:
-        return _tr("This variant could not be estimated.")
+        return QCoreApplication.translate("Format", "This variant could not be estimated.")
     if result.verdict == "gpu":
-        return _tr("Runs fully on the GPU: every layer and the output layer in video memory.")
+        return QCoreApplication.translate(
+            "Format", "Runs fully on the GPU: every layer and the output layer in video memory."
+        )
     if result.verdict == "partial":
         return (
-            _tr("Partial offload: %1 of %2 layers on the GPU, the rest on the CPU.")
+            QCoreApplication.translate(
+                "Format", "Partial offload: %1 of %2 layers on the GPU, the rest on the CPU."
+            )
             .replace("%1", str(result.n_gpu_layers))
             .replace("%2", str(result.n_layers))
         )
     if result.verdict == "cpu":
-        return _tr("Runs on the CPU, in RAM.")
-    return _tr("Does not fit on this hardware at this context length.")
+        return QCoreApplication.translate("Format", "Runs on the CPU, in RAM.")
+    return QCoreApplication.translate(
+        "Format", "Does not fit on this hardware at this context length."
+    )
