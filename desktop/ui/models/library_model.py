@@ -1,0 +1,277 @@
+"""The library as a table: every model file the library knows, and the files it could not read.
+
+A :class:`LibraryListing` is read on a worker thread (entries, problems, which entries the app
+downloaded) and handed to :meth:`LibraryModel.set_listing` on the GUI thread. Problem rows (an
+unreadable GGUF, a broken layout, a file whose import failed) carry the reader's one sentence
+with the kind's translated title. Sorting goes through a proxy on :data:`SORT_ROLE`, whose
+values have one type per column (numbers for numbers, text for text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont, QIcon, QPalette
+from PySide6.QtWidgets import QApplication, QStyle
+
+from desktop.core.library import LibraryEntry, LibraryProblem
+from desktop.ui import format as fmt
+from desktop.ui.errors import title_for
+
+_Index = QModelIndex | QPersistentModelIndex
+
+#: The :class:`LibraryRow` of a row (any column).
+ROW_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+#: What the proxy sorts by: a number for numeric columns, lowercase text otherwise.
+SORT_ROLE = int(Qt.ItemDataRole.UserRole) + 2
+
+ERROR_COLOR = "#c0392b"
+
+
+@dataclass(frozen=True)
+class LibraryListing:
+    """What the library holds now, read on a worker thread."""
+
+    entries: tuple[LibraryEntry, ...] = ()
+    problems: tuple[LibraryProblem, ...] = ()
+    downloaded: frozenset[Path] = frozenset()  # entries the app downloaded (deletable)
+
+    def fingerprint(self) -> tuple[object, ...]:
+        """What others care about (not ``last_seen``): equal when nothing changed."""
+        return (
+            tuple(
+                (e.path, e.source, e.size_bytes, e.mtime_ns, e.missing, e.variant_id)
+                for e in self.entries
+            ),
+            tuple((p.path, p.message) for p in self.problems),
+        )
+
+
+@dataclass(frozen=True)
+class LibraryRow:
+    """One row: a model (``entry``) or a file that cannot be used (``problem``).
+
+    ``downloaded``: the app downloaded it into the models folder (removing deletes the files).
+    ``stored``: the row is in the library database (False for an import that failed: it lives
+    only in this window until it is removed).
+    """
+
+    path: Path
+    entry: LibraryEntry | None = None
+    problem: LibraryProblem | None = None
+    downloaded: bool = False
+    stored: bool = True
+
+    @property
+    def source(self) -> str:
+        if self.entry is not None:
+            return self.entry.source
+        return self.problem.source if self.problem is not None else ""
+
+
+class LibraryModel(QAbstractTableModel):
+    """Rows of the library: models first as the database lists them, then problem files."""
+
+    (
+        COL_NAME,
+        COL_ARCH,
+        COL_PARAMS,
+        COL_QUANT,
+        COL_SIZE,
+        COL_CONTEXT,
+        COL_SOURCE,
+        COL_MATCH,
+        COL_PATH,
+    ) = range(9)
+    NUMERIC = (COL_PARAMS, COL_SIZE, COL_CONTEXT)
+    #: Columns a problem row's sentence spans (from COL_ARCH).
+    PROBLEM_SPAN = COL_SOURCE - COL_ARCH
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[LibraryRow] = []
+
+    # -- contents -------------------------------------------------------------------------------
+
+    def set_rows(self, rows: list[LibraryRow]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row(self, index: int) -> LibraryRow | None:
+        return self._rows[index] if 0 <= index < len(self._rows) else None
+
+    def rows(self) -> list[LibraryRow]:
+        return list(self._rows)
+
+    def find(self, path: Path) -> int:
+        for index, row in enumerate(self._rows):
+            if row.path == path:
+                return index
+        return -1
+
+    # -- Qt model -------------------------------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else 9
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        titles = (
+            self.tr("Name"),
+            self.tr("Architecture"),
+            self.tr("Params"),
+            self.tr("Quant"),
+            self.tr("Size"),
+            self.tr("Context"),
+            self.tr("Source"),
+            self.tr("Catalog variant"),
+            self.tr("Path"),
+        )
+        if role == Qt.ItemDataRole.DisplayRole:
+            return titles[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tips = {
+                self.COL_PARAMS: self.tr("Parameters, from the file's tensors."),
+                self.COL_CONTEXT: self.tr("The context length the model was trained for."),
+                self.COL_MATCH: self.tr(
+                    "The catalog variant this file was matched to (by sha256, file name or the "
+                    "header's facts), which the fit estimate and the Models page use."
+                ),
+            }
+            return tips.get(section)
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        row = self._rows[index.row()]
+        column = index.column()
+        if role == ROW_ROLE:
+            return row
+        if role == SORT_ROLE:
+            return self._sort_value(row, column)
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
+            return self.text(row, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, column)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in self.NUMERIC:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.DecorationRole and column == self.COL_NAME:
+            return self._icon(row)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if row.problem is not None and column in (self.COL_NAME, self.COL_ARCH):
+                return QColor(ERROR_COLOR)
+            if row.entry is not None and row.entry.missing:
+                return QApplication.palette().color(
+                    QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text
+                )
+        if role == Qt.ItemDataRole.FontRole and row.entry is not None and row.entry.missing:
+            font = QFont()
+            font.setItalic(True)
+            return font
+        return None
+
+    # -- texts ----------------------------------------------------------------------------------
+
+    def source_word(self, source: str) -> str:
+        words = {
+            "downloaded": self.tr("Downloaded"),
+            "imported": self.tr("Imported"),
+            "hf-cache": self.tr("Hugging Face cache"),
+            "lmstudio": self.tr("LM Studio"),
+            "ollama": self.tr("Ollama"),
+            "gpt4all": self.tr("GPT4All"),
+            "folder": self.tr("Your folder"),
+            "demo": self.tr("Demo model"),
+        }
+        return words.get(source, source)
+
+    def problem_text(self, row: LibraryRow) -> str:
+        problem = row.problem
+        if problem is None:
+            return ""
+        return (
+            self.tr("%1: %2").replace("%1", title_for(problem.kind)).replace("%2", problem.message)
+        )
+
+    def text(self, row: LibraryRow, column: int) -> str:
+        entry = row.entry
+        if column == self.COL_NAME:
+            if entry is not None:
+                return entry.display_name
+            return row.path.name
+        if column == self.COL_SOURCE:
+            if entry is not None and entry.missing:
+                return self.tr("%1 (missing)").replace("%1", self.source_word(row.source))
+            return self.source_word(row.source)
+        if column == self.COL_PATH:
+            return str(row.path)
+        if entry is None:
+            return self.problem_text(row) if column == self.COL_ARCH else ""
+        if column == self.COL_ARCH:
+            return entry.architecture or "-"
+        if column == self.COL_PARAMS:
+            return fmt.params(entry.n_params)
+        if column == self.COL_QUANT:
+            return entry.quant or "-"
+        if column == self.COL_SIZE:
+            return fmt.size(entry.size_bytes)
+        if column == self.COL_CONTEXT:
+            return fmt.integer(entry.n_ctx_train) if entry.n_ctx_train else "-"
+        if column == self.COL_MATCH:
+            return entry.variant_id or ""
+        return ""
+
+    def _tooltip(self, row: LibraryRow, column: int) -> str:
+        entry = row.entry
+        if row.problem is not None:
+            return self.problem_text(row) + "\n" + str(row.path)
+        if entry is None:
+            return ""
+        if column == self.COL_NAME and entry.missing:
+            return self.tr("The file is gone since the last scan: %1").replace(
+                "%1", str(entry.path)
+            )
+        if column == self.COL_MATCH:
+            if not entry.variant_id:
+                return self.tr("Not matched to a catalog variant.")
+            methods = {
+                "sha256": self.tr("matched by its sha256"),
+                "file_name": self.tr("matched by its file name"),
+                "metadata": self.tr("matched by the header's facts"),
+            }
+            how = methods.get(entry.match_method or "", entry.match_method or "")
+            return f"{entry.variant_id} ({how})"
+        if column == self.COL_PATH and len(entry.parts) > 1:
+            return "\n".join(str(p) for p in entry.parts)
+        if column == self.COL_SIZE:
+            return self.tr("%1 bytes").replace("%1", fmt.integer(entry.size_bytes))
+        return self.text(row, column)
+
+    def _icon(self, row: LibraryRow) -> QIcon | None:
+        if row.problem is None:
+            return None
+        style = QApplication.style()
+        return style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+
+    def _sort_value(self, row: LibraryRow, column: int) -> int | str:
+        entry = row.entry
+        if column in self.NUMERIC:
+            if entry is None:
+                return -1
+            if column == self.COL_PARAMS:
+                return entry.n_params
+            if column == self.COL_SIZE:
+                return entry.size_bytes
+            return entry.n_ctx_train
+        return self.text(row, column).lower()
