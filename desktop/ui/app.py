@@ -74,6 +74,10 @@ class Controller:
         """The same window in the current language: same place, page and profile."""
         old = self.window
         old.save_state()
+        for page in old.pages.values():
+            stop = getattr(page, "shutdown", None)
+            if stop is not None:
+                stop()
         self.window = MainWindow(self.state)
         self._on_state_engine_changed()
         self.window.show()

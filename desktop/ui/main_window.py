@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core import paths
 from desktop.core.download import DownloadState
 from desktop.core.errors import ScoutError
 from desktop.core.hardware import HardwareProfile
@@ -36,17 +35,11 @@ from desktop.ui.errors import show_error
 from desktop.ui.pages.registry import PageSpec, page_specs
 from desktop.ui.state import THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
 from desktop.ui.theme import WHAT_IF_TINT, app_icon, icon
+from desktop.ui.window_settings import window_settings
 
 log = logging.getLogger(__name__)
 
 OPEN_PROFILE = "__open__"
-
-
-def window_settings() -> QSettings:
-    """The window's own state (geometry, page, profile, filters): ``window.ini`` in the config
-    folder, so it follows ``LLM_SCOUT_HOME`` like every other file."""
-    path = paths.config_dir(ensure=True) / "window.ini"
-    return QSettings(str(path), QSettings.Format.IniFormat)
 
 
 class MainWindow(QMainWindow):
@@ -290,7 +283,7 @@ class MainWindow(QMainWindow):
         self.status_backend.setText(text)
 
     def _refresh_status(self) -> None:
-        manager = self.state._downloads  # do not create a manager just to count
+        manager = self.state.current_downloads  # do not create a manager just to count
         active = []
         if manager is not None:
             active = [
@@ -302,9 +295,12 @@ class MainWindow(QMainWindow):
         done = sum(j.progress.bytes_done for j in active)
         total = sum(j.progress.bytes_total or 0 for j in active)
         percent = f" {done * 100 // total}%" if total else ""
-        self.status_downloads.setText(
-            self.tr("⇩ %1 downloads%2").replace("%1", str(len(active))).replace("%2", percent)
+        text = (
+            self.tr("⇩ 1 download")
+            if len(active) == 1
+            else self.tr("⇩ %1 downloads").replace("%1", str(len(active)))
         )
+        self.status_downloads.setText(text + percent)
 
     def _on_state_problem(self, kind: str, message: str) -> None:
         self.statusBar().showMessage(message, 10_000)

@@ -60,6 +60,7 @@ class AppState(QObject):
         self._profiles: dict[str, HardwareProfile] = {}
         self._resolver: ModelResolver | None = None
         self._downloads: DownloadManager | None = None
+        self._retired: list[DownloadManager] = []  # replaced managers: their jobs stay listed
         self.library_changed.connect(self._forget_resolver)
 
     # -- settings ------------------------------------------------------------------------------
@@ -192,11 +193,22 @@ class AppState(QObject):
             )
         return self._downloads
 
+    @property
+    def current_downloads(self) -> DownloadManager | None:
+        """The manager if one was made (looking must not make one)."""
+        return self._downloads
+
+    def download_managers(self) -> list[DownloadManager]:
+        """Every manager of this run, oldest first: a rebuilt window lists all their jobs."""
+        current = [self._downloads] if self._downloads is not None else []
+        return [*self._retired, *current]
+
     def _reopen_downloads(self) -> None:
         """New downloads use the new folder or endpoint; jobs already running keep theirs."""
         manager = self._downloads
         if manager is not None and all(job.state.finished for job in manager.jobs):
             manager.close()
+            self._retired.append(manager)
             self._downloads = None
 
     def close(self) -> None:

@@ -149,9 +149,13 @@ _ENTRY_FIELDS = {f.name for f in fields(LibraryEntry)}
 
 def _open(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=NORMAL")
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -175,6 +179,20 @@ class LibraryStore:
             self._conn = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        # Two first opens of a new database at once: switching it to WAL needs the file to
+        # itself and SQLite answers "locked" at once instead of waiting; try again briefly.
+        deadline = time.monotonic() + 10.0
+        while True:
+            try:
+                return self._connect_once()
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise LibraryError(
+                        f"The library database {self.path} cannot be opened: {exc}."
+                    ) from exc
+                time.sleep(0.05)
+
+    def _connect_once(self) -> sqlite3.Connection:
         conn = _open(self.path)
         try:
             conn.executescript(_SCHEMA)

@@ -201,12 +201,10 @@ class DownloadsPage(QWidget):
 
     def _manager(self) -> DownloadManager | None:
         """The state's download manager, without making one just to look at it."""
-        manager = self.state._downloads  # as the status bar does: reading must not create one
-        return manager if isinstance(manager, DownloadManager) else None
+        return self.state.current_downloads
 
     def _on_state_downloads_changed(self) -> None:
-        manager = self._manager()
-        if manager is not None:
+        for manager in self.state.download_managers():
             self.model.add_jobs(manager)
         self.refresh()
 

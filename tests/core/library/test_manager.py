@@ -317,3 +317,27 @@ def test_default_database_lives_in_the_data_dir(scout_home: Path) -> None:
         assert library.db_path == scout_home / "data" / "library.db"
         assert library.entries() == []
     assert (scout_home / "data" / "library.db").is_file()
+
+
+def test_first_opens_of_a_new_database_at_once_all_work(tmp_path: Path) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+    for attempt in range(10):
+        db = tmp_path / str(attempt) / "library.db"
+        start = threading.Barrier(8)
+
+        def open_it(db: Path = db, start: threading.Barrier = start) -> None:
+            try:
+                start.wait()
+                with Library(db) as library:
+                    library.entries()
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_it) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == []
