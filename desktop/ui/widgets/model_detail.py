@@ -300,6 +300,7 @@ class ModelDetailPanel(QWidget):
             for label in (self.max_ctx_label, self.speed_label, self.load_label):
                 label.setText("-")
         self.disk_label.setText(self._disk_text(entry, profile))
+        self.disk_label.setToolTip(str(entry.path) if entry.path is not None else "")
 
         licence = model.license
         commercial = (
@@ -325,7 +326,11 @@ class ModelDetailPanel(QWidget):
 
     def _disk_text(self, entry: CatalogEntry, profile: HardwareProfile | None) -> str:
         if entry.path is not None:
-            return self.tr("On disk: %1").replace("%1", str(entry.path))
+            # The file's name (its folder is in the tooltip): paths do not wrap.
+            name = self.disk_label.fontMetrics().elidedText(
+                entry.path.name, Qt.TextElideMode.ElideMiddle, 170
+            )
+            return self.tr("On disk: %1").replace("%1", name)
         size = entry.variant.size_bytes
         fit = entry.fit
         if fit is not None and fit.download_bytes:
