@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QColor, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -120,14 +120,9 @@ class MainWindow(QMainWindow):
         combo.clear()
         combo.addItem(self.tr("This machine"), THIS_MACHINE_KEY)
         combo.insertSeparator(combo.count())
-        for name in self.state.what_if_names():
+        for name, title in self.state.what_if_titles().items():
             key = WHAT_IF_PREFIX + name
-            try:
-                shown = self.state.loaded_profiles().get(key)
-                title = shown.name if shown is not None else name
-            except ScoutError:
-                title = name
-            combo.addItem(self.tr("What if: %1").replace("%1", title or name), key)
+            combo.addItem(self.tr("What if: %1").replace("%1", title), key)
         for key, profile in self.state.loaded_profiles().items():
             if not key.startswith(WHAT_IF_PREFIX):
                 combo.addItem(self.tr("File: %1").replace("%1", profile.name or key), key)
@@ -250,7 +245,9 @@ class MainWindow(QMainWindow):
             self.profile_combo.setCurrentIndex(index)
         profile = state.profile
         self.profile_summary.setText(self.profile_text(profile))
-        tint = f"QToolBar#profileBar {{ background: {WHAT_IF_TINT}33; }}" if state.what_if else ""
+        color = QColor(WHAT_IF_TINT)
+        rgba = f"rgba({color.red()}, {color.green()}, {color.blue()}, 0.22)"
+        tint = f"QToolBar#profileBar {{ background: {rgba}; }}" if state.what_if else ""
         self._toolbar.setStyleSheet(tint)
         self._toolbar.setToolTip(
             self.tr("A what-if profile is active: estimates are for that machine, not this one.")

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from desktop.core import paths
 from desktop.core.download import DownloadManager
 from desktop.core.engine import EngineInfo, engine_info
+from desktop.core.errors import ScoutError
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile, list_profiles, load_profile, probe
 from desktop.core.library import ModelResolver
 from desktop.core.settings import Settings, save_settings
@@ -60,7 +61,8 @@ class AppState(QObject):
         self._profiles: dict[str, HardwareProfile] = {}
         self._resolver: ModelResolver | None = None
         self._downloads: DownloadManager | None = None
-        self._retired: list[DownloadManager] = []  # replaced managers: their jobs stay listed
+        self._retired: list[DownloadManager] = []
+        self._titles: dict[str, str] | None = None  # replaced managers: their jobs stay listed
         self.library_changed.connect(self._forget_resolver)
 
     # -- settings ------------------------------------------------------------------------------
@@ -135,6 +137,18 @@ class AppState(QObject):
 
     def what_if_names(self) -> list[str]:
         return list_profiles()
+
+    def what_if_titles(self) -> dict[str, str]:
+        """Bundled what-if profile name -> the machine it describes ("Desktop with RTX 3060")."""
+        if self._titles is None:
+            titles: dict[str, str] = {}
+            for name in list_profiles():
+                try:
+                    titles[name] = load_profile(name).name or name
+                except ScoutError:
+                    titles[name] = name
+            self._titles = titles
+        return dict(self._titles)
 
     def select_profile(self, key: str) -> None:
         """``"this"``, ``"what-if:<name>"`` or ``"file:<path>"``; HardwareError for a bad one."""
