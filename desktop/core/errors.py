@@ -81,6 +81,18 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "library.unknown": "Not in the library",
         "library.unreadable": "The file cannot be read",
         "library.unsupported_format": "Not a GGUF model",
+        # comparisons
+        "compare": "Comparison problem",
+        "compare.contestants": "A comparison takes two to six models",
+        "compare.option": "A comparison setting cannot be used",
+        "compare.no_room": "Not enough memory to run the models together",
+        "compare.suite": "The prompt suite cannot be used",
+        "compare.suite_not_found": "No such prompt suite",
+        "compare.unsupported": "Not supported by the engine yet",
+        # history
+        "history": "The history cannot be used",
+        "history.newer": "The history was written by a newer version",
+        "history.not_found": "Not in the history",
         # engine (the app's side)
         "engine": "Engine problem",
         "engine.template": "Chat template problem",

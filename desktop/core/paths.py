@@ -68,6 +68,11 @@ def library_db_path(ensure: bool = False) -> Path:
     return data_dir(ensure) / "library.db"
 
 
+def history_db_path(ensure: bool = False) -> Path:
+    """The history database (every run, comparison and vote)."""
+    return data_dir(ensure) / "history.db"
+
+
 def resources_dir() -> Path:
     """The ``resources/`` folder: beside the package in a checkout, in the bundle when frozen."""
     frozen_root = getattr(sys, "_MEIPASS", None)

@@ -118,6 +118,28 @@ def kind_titles() -> dict[str, str]:
         "library.unknown": QCoreApplication.translate("ErrorKinds", "Not in the library"),
         "library.unreadable": QCoreApplication.translate("ErrorKinds", "The file cannot be read"),
         "library.unsupported_format": QCoreApplication.translate("ErrorKinds", "Not a GGUF model"),
+        "compare": QCoreApplication.translate("ErrorKinds", "Comparison problem"),
+        "compare.contestants": QCoreApplication.translate(
+            "ErrorKinds", "A comparison takes two to six models"
+        ),
+        "compare.option": QCoreApplication.translate(
+            "ErrorKinds", "A comparison setting cannot be used"
+        ),
+        "compare.no_room": QCoreApplication.translate(
+            "ErrorKinds", "Not enough memory to run the models together"
+        ),
+        "compare.suite": QCoreApplication.translate(
+            "ErrorKinds", "The prompt suite cannot be used"
+        ),
+        "compare.suite_not_found": QCoreApplication.translate("ErrorKinds", "No such prompt suite"),
+        "compare.unsupported": QCoreApplication.translate(
+            "ErrorKinds", "Not supported by the engine yet"
+        ),
+        "history": QCoreApplication.translate("ErrorKinds", "The history cannot be used"),
+        "history.newer": QCoreApplication.translate(
+            "ErrorKinds", "The history was written by a newer version"
+        ),
+        "history.not_found": QCoreApplication.translate("ErrorKinds", "Not in the history"),
         "engine": QCoreApplication.translate("ErrorKinds", "Engine problem"),
         "engine.template": QCoreApplication.translate("ErrorKinds", "Chat template problem"),
         "engine.not_found": QCoreApplication.translate(
