@@ -1,0 +1,151 @@
+"""Comparisons: the same prompts on two to six models side by side, quality, speed and memory.
+
+Owns contestants (a resolved model with load and sampling settings and a display name; the same
+file twice with different settings is allowed), prompt suites (built-in ones in
+``resources/prompt_suites/``, JSONL/CSV import with bad rows reported by line, long documents
+generated deterministically), checks that score answers, scheduling (fair: one model at a
+time; parallel: together when the fit says they all fit with a margin), the
+:class:`CompareRunner` (typed progress events on the caller's thread, cancel, every answer
+stored in the history as it completes, resume), blind labels, votes and win rates, the summary
+table and chart points, and Markdown/CSV/JSON reports. Depends on engine (sessions), fit
+(memory), library (the resolver), hardware (profiles) and history (storage).
+"""
+
+from desktop.core.compare.checks import CHECK_KINDS, Check, CheckResult, Score, score
+from desktop.core.compare.contestants import (
+    MAX_CONTESTANTS,
+    MIN_CONTESTANTS,
+    SETTING_KEYS,
+    Contestant,
+    build_contestants,
+    split_spec,
+    unique_names,
+)
+from desktop.core.compare.errors import CompareError
+from desktop.core.compare.events import (
+    AnswerFinished,
+    AnswerStarted,
+    AnswerText,
+    CompareEvent,
+    ComparisonFinished,
+    ComparisonStarted,
+    ContestantFailed,
+    ContestantFinished,
+    ContestantLoaded,
+    ContestantStarted,
+)
+from desktop.core.compare.longdoc import build_document, estimate_tokens
+from desktop.core.compare.persist import open_comparison, record_vote
+from desktop.core.compare.report import (
+    ReportFormat,
+    render,
+    report_format,
+    summary_cells,
+    to_csv,
+    to_dict,
+    to_json,
+    to_markdown,
+    write_report,
+)
+from desktop.core.compare.results import (
+    AnswerResult,
+    ChartPoint,
+    ComparisonResult,
+    ContestantInfo,
+    ContestantOutcome,
+    SummaryRow,
+)
+from desktop.core.compare.runner import (
+    CompareRunner,
+    ComparisonPlan,
+    rerun_plan,
+    resume,
+    resume_plan,
+)
+from desktop.core.compare.schedule import (
+    MODES,
+    MemoryNeed,
+    Mode,
+    ParallelCheck,
+    check_parallel,
+    require_parallel,
+)
+from desktop.core.compare.suites import (
+    Prompt,
+    PromptSuite,
+    SuiteProblem,
+    builtin_names,
+    find_suite,
+    list_suites,
+    load_suite_file,
+    single_prompt,
+)
+from desktop.core.compare.votes import BlindLabels, Vote, WinRate, win_rates
+
+__all__ = [
+    "CHECK_KINDS",
+    "MAX_CONTESTANTS",
+    "MIN_CONTESTANTS",
+    "MODES",
+    "SETTING_KEYS",
+    "AnswerFinished",
+    "AnswerResult",
+    "AnswerStarted",
+    "AnswerText",
+    "BlindLabels",
+    "ChartPoint",
+    "Check",
+    "CheckResult",
+    "CompareError",
+    "CompareEvent",
+    "CompareRunner",
+    "ComparisonFinished",
+    "ComparisonPlan",
+    "ComparisonResult",
+    "ComparisonStarted",
+    "Contestant",
+    "ContestantFailed",
+    "ContestantFinished",
+    "ContestantInfo",
+    "ContestantLoaded",
+    "ContestantOutcome",
+    "ContestantStarted",
+    "MemoryNeed",
+    "Mode",
+    "ParallelCheck",
+    "Prompt",
+    "PromptSuite",
+    "ReportFormat",
+    "Score",
+    "SuiteProblem",
+    "SummaryRow",
+    "Vote",
+    "WinRate",
+    "build_contestants",
+    "build_document",
+    "builtin_names",
+    "check_parallel",
+    "estimate_tokens",
+    "find_suite",
+    "list_suites",
+    "load_suite_file",
+    "open_comparison",
+    "record_vote",
+    "render",
+    "report_format",
+    "require_parallel",
+    "rerun_plan",
+    "resume",
+    "resume_plan",
+    "score",
+    "single_prompt",
+    "split_spec",
+    "summary_cells",
+    "to_csv",
+    "to_dict",
+    "to_json",
+    "to_markdown",
+    "unique_names",
+    "win_rates",
+    "write_report",
+]

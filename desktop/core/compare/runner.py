@@ -1,0 +1,550 @@
+"""Running a comparison: contestants x prompts, fair or parallel, stored as it goes.
+
+:class:`CompareRunner` runs a :class:`ComparisonPlan` on the engine's :class:`Session` (one worker
+per contestant) and returns a :class:`ComparisonResult`. It is built for a window: progress
+comes as typed events (:mod:`desktop.core.compare.events`) through ``on_event``, always called
+on the thread that called :meth:`CompareRunner.run`; ``should_stop()`` is polled between
+tokens, or :meth:`CompareRunner.cancel` may be called from any thread; the answer being
+generated then ends and is not kept, and the comparison stays resumable.
+
+With a :class:`History` every answer is committed as soon as it finishes, before its
+``AnswerFinished`` event: a process killed mid-suite loses no finished answer, and
+:func:`resume` later runs only the cells that are missing. A contestant whose model does not
+load, or whose worker dies, is marked failed with the reason; the others go on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from desktop.core.compare.checks import score
+from desktop.core.compare.contestants import Contestant, check_count, contestant_from_record
+from desktop.core.compare.errors import CompareError
+from desktop.core.compare.events import (
+    AnswerFinished,
+    AnswerStarted,
+    AnswerText,
+    CompareEvent,
+    ComparisonFinished,
+    ComparisonStarted,
+    ContestantFailed,
+    ContestantFinished,
+    ContestantLoaded,
+    ContestantStarted,
+)
+from desktop.core.compare.persist import (
+    info_of,
+    model_ref_of,
+    prompt_from_record,
+    prompt_record,
+    record_answer,
+    result_from_record,
+)
+from desktop.core.compare.results import AnswerResult, ComparisonResult, ContestantOutcome
+from desktop.core.compare.schedule import MODES, Mode, parallel_threads, require_parallel
+from desktop.core.compare.suites import Prompt, PromptSuite
+from desktop.core.compare.votes import BlindLabels, Vote
+from desktop.core.engine import Session, WorkerError
+from desktop.core.engine import protocol as p
+from desktop.core.errors import ScoutError
+from desktop.core.fit import FitTarget
+from desktop.core.hardware import HardwareProfile
+from desktop.core.history import History, ModelRef
+from desktop.core.library import ModelResolver
+
+log = logging.getLogger(__name__)
+
+#: Worker errors after which the worker is gone: the contestant fails.
+FATAL_KINDS = frozenset({"engine.crashed", "engine.protocol", "engine.timeout"})
+
+EventCallback = Callable[[CompareEvent], None]
+
+
+@dataclass(frozen=True)
+class ComparisonPlan:
+    """What to run: 2 to 6 contestants, one or more prompts, the mode, blind or not.
+
+    ``blind_seed`` makes the blind order reproducible (None: random). A prompt's own
+    ``max_tokens`` and the contestant's apply together: the smaller wins."""
+
+    contestants: tuple[Contestant, ...]
+    prompts: tuple[Prompt, ...]
+    mode: Mode = "fair"
+    blind: bool = False
+    title: str = ""
+    suite: str | None = None
+    blind_seed: int | None = None
+
+    def __post_init__(self) -> None:
+        check_count(len(self.contestants))
+        if not self.prompts:
+            raise CompareError("A comparison needs at least one prompt.", kind="compare.suite")
+        if self.mode not in MODES:
+            raise CompareError(
+                f"Unknown mode {self.mode!r}; use fair or parallel.", kind="compare.option"
+            )
+        for contestant in self.contestants:
+            if contestant.cache_type != "f16":
+                raise CompareError(
+                    f"{contestant.display_name}: the engine cannot set the KV cache type yet "
+                    "(only the default f16 cache runs); compare cache types with "
+                    "`llm-scout fit --cache-type` for now.",
+                    kind="compare.unsupported",
+                )
+
+    @classmethod
+    def for_suite(
+        cls, contestants: Sequence[Contestant], suite: PromptSuite, **options: Any
+    ) -> ComparisonPlan:
+        """A plan over a suite; a suite that is no file (``single_prompt``) leaves no name."""
+        named = suite.path is not None
+        title = options.pop("title", "") or suite.title or (suite.name if named else "")
+        return cls(
+            tuple(contestants),
+            suite.prompts,
+            title=title,
+            suite=suite.name if named else None,
+            **options,
+        )
+
+    @property
+    def display_title(self) -> str:
+        return self.title or " vs ".join(c.display_name for c in self.contestants)
+
+
+class CompareRunner:
+    """Runs one plan once. ``profile``: the hardware the runs are predicted for (and stored
+    with; needed for parallel mode); ``machine``: its display name. ``comparison_id`` and
+    ``existing``: a stored comparison to complete (see :func:`resume`)."""
+
+    def __init__(
+        self,
+        plan: ComparisonPlan,
+        *,
+        profile: HardwareProfile | None = None,
+        history: History | None = None,
+        machine: str = "",
+        on_event: EventCallback | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        comparison_id: int | None = None,
+        existing: ComparisonResult | None = None,
+    ) -> None:
+        self.plan = plan
+        self.profile = profile
+        self.history = history
+        self.machine = machine or (profile.name if profile is not None else "")
+        self.comparison_id = comparison_id
+        self._on_event = on_event
+        self._should_stop = should_stop
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._sessions: dict[int, Session] = {}
+        self._requests: dict[int, tuple[Session, str]] = {}
+        self._loading: set[int] = set()
+        n = len(plan.contestants)
+        self._answers: dict[tuple[int, int], AnswerResult] = {}
+        self._outcomes = [ContestantOutcome() for _ in range(n)]
+        self._votes: tuple[Vote, ...] = ()
+        self._blind: BlindLabels | None = None
+        self._models: list[ModelRef | None] = [None] * n
+        self._created_at: float | None = None
+        if existing is not None:
+            self._answers = {(a.contestant, a.prompt): a for a in existing.answers}
+            self._outcomes = list(existing.outcomes)
+            self._votes = existing.votes
+            self._blind = existing.blind
+            self._created_at = existing.created_at
+        self._done = 0
+        self._total = 0
+
+    # -- for the caller's other threads ----------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop soon (safe from any thread): the answers being generated end and are not
+        kept, models still loading are dropped, nothing new starts."""
+        self._stop.set()
+        with self._lock:
+            running = list(self._requests.values())
+            loading = [self._sessions[c] for c in self._loading if c in self._sessions]
+        for session, request_id in running:
+            session.client.cancel(request_id)
+        for session in loading:
+            session.client.kill()
+
+    def session(self, contestant: int) -> Session | None:
+        """The live session of a contestant while it runs (None before and after)."""
+        with self._lock:
+            return self._sessions.get(contestant)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    # -- the run ---------------------------------------------------------------------------
+
+    def run(self) -> ComparisonResult:
+        """Run every cell that has no answer yet and return the result (also when stopped)."""
+        plan = self.plan
+        threads: list[int | None] = [None] * len(plan.contestants)
+        if plan.mode == "parallel":
+            if self.profile is None:
+                raise CompareError(
+                    "Parallel mode needs a hardware profile to check that the models fit.",
+                    kind="compare.no_room",
+                )
+            require_parallel(plan.contestants, self.profile)
+            threads = parallel_threads(plan.contestants, self.profile)
+        if plan.blind and self._blind is None:
+            self._blind = BlindLabels.shuffled(len(plan.contestants), plan.blind_seed)
+        self._store_start()
+        todo = {
+            c: [q for q in range(len(plan.prompts)) if (c, q) not in self._answers]
+            for c in range(len(plan.contestants))
+        }
+        self._total = sum(len(v) for v in todo.values())
+        self._handle(
+            ComparisonStarted(
+                self.comparison_id,
+                plan.mode,
+                len(plan.contestants),
+                len(plan.prompts),
+                self._total,
+            )
+        )
+        try:
+            if plan.mode == "parallel":
+                self._run_parallel(todo, threads)
+            else:
+                for c, prompts in todo.items():
+                    if self._stopping():
+                        break
+                    self._run_contestant(c, prompts, None, self._handle)
+        except BaseException:
+            self._store_status("cancelled")
+            raise
+        self._store_status("cancelled" if self._stop.is_set() else "finished")
+        result = self.result()
+        self._handle(ComparisonFinished(result))
+        return result
+
+    def result(self) -> ComparisonResult:
+        """The comparison as it stands (answers so far)."""
+        plan = self.plan
+        return ComparisonResult(
+            id=self.comparison_id,
+            title=plan.display_title,
+            mode=plan.mode,
+            contestants=tuple(
+                info_of(c, i, self._models[i]) for i, c in enumerate(plan.contestants)
+            ),
+            outcomes=tuple(self._outcomes),
+            prompts=plan.prompts,
+            answers=tuple(self._answers[k] for k in sorted(self._answers)),
+            votes=self._votes,
+            blind=self._blind,
+            suite=plan.suite,
+            machine=self.machine,
+            created_at=self._created_at,
+        )
+
+    # -- storage and events (always on the runner's thread) ----------------------------------
+
+    def _store_start(self) -> None:
+        history = self.history
+        if history is None:
+            return
+        for i, contestant in enumerate(self.plan.contestants):
+            if contestant.unavailable is None:
+                self._models[i] = model_ref_of(history, contestant)
+        if self.comparison_id is not None:
+            return
+        records = [
+            dataclasses.replace(c.record(), model=self._models[i])
+            for i, c in enumerate(self.plan.contestants)
+        ]
+        self.comparison_id = history.create_comparison(
+            title=self.plan.display_title,
+            mode=self.plan.mode,
+            contestants=records,
+            prompts=[prompt_record(q) for q in self.plan.prompts],
+            suite=self.plan.suite,
+            blind_order=self._blind.order if self._blind is not None else (),
+            options={"blind": self.plan.blind},
+            profile=self.profile,
+            machine=self.machine,
+        )
+
+    def _store_status(self, status: str) -> None:
+        if self.history is not None and self.comparison_id is not None:
+            self.history.set_comparison_status(self.comparison_id, status)
+
+    def _handle(self, event: CompareEvent) -> None:
+        """Store what an event says, then tell the caller."""
+        history, cid = self.history, self.comparison_id
+        if isinstance(event, AnswerFinished):
+            answer = event.answer
+            if history is not None and cid is not None:
+                answer = record_answer(history, cid, answer)
+            self._answers[(answer.contestant, answer.prompt)] = answer
+            self._done += 1
+            event = AnswerFinished(answer, self._done, self._total)
+        elif isinstance(event, ContestantStarted | ContestantFailed | ContestantFinished):
+            outcome = self._outcome_for(event)
+            self._outcomes[event.contestant] = outcome
+            if history is not None and cid is not None:
+                history.set_contestant_status(
+                    cid,
+                    event.contestant,
+                    outcome.status,
+                    reason=outcome.reason,
+                    error_kind=outcome.error_kind,
+                    model=self._models[event.contestant],
+                )
+        if self._on_event is not None:
+            self._on_event(event)
+
+    def _outcome_for(
+        self, event: ContestantStarted | ContestantFailed | ContestantFinished
+    ) -> ContestantOutcome:
+        if isinstance(event, ContestantStarted):
+            return ContestantOutcome("running")
+        if isinstance(event, ContestantFailed):
+            return ContestantOutcome("failed", event.reason, event.kind)
+        current = self._outcomes[event.contestant]
+        return current if current.failed else event.outcome
+
+    def _stopping(self) -> bool:
+        if not self._stop.is_set() and self._should_stop is not None and self._should_stop():
+            self.cancel()
+        return self._stop.is_set()
+
+    # -- parallel ----------------------------------------------------------------------------
+
+    def _run_parallel(self, todo: dict[int, list[int]], threads: list[int | None]) -> None:
+        inbox: queue.Queue[CompareEvent] = queue.Queue()
+        workers = [
+            threading.Thread(
+                target=self._contestant_thread,
+                args=(c, prompts, threads[c], inbox.put),
+                name=f"compare-{c}",
+                daemon=True,
+            )
+            for c, prompts in todo.items()
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            while any(w.is_alive() for w in workers) or not inbox.empty():
+                self._stopping()
+                try:
+                    event = inbox.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                self._handle(event)
+        except BaseException:  # Ctrl-C, or the caller's callback failed: stop the others
+            self.cancel()
+            raise
+        finally:
+            for worker in workers:
+                worker.join(timeout=30.0)
+
+    def _contestant_thread(
+        self, c: int, prompts: list[int], n_threads: int | None, post: EventCallback
+    ) -> None:
+        try:
+            self._run_contestant(c, prompts, n_threads, post)
+        except Exception as exc:  # a bug must not take the other contestants down
+            log.exception("contestant %d failed", c)
+            post(ContestantFailed(c, f"Unexpected error: {exc}", "error"))
+            post(ContestantFinished(c, ContestantOutcome("failed", str(exc), "error")))
+
+    # -- one contestant --------------------------------------------------------------------
+
+    def _run_contestant(
+        self, c: int, prompts: list[int], n_threads: int | None, post: EventCallback
+    ) -> None:
+        if not prompts:
+            return
+        contestant = self.plan.contestants[c]
+        post(ContestantStarted(c, contestant.display_name))
+        opened = self._open(c, contestant, n_threads, post)
+        if isinstance(opened, str):
+            post(ContestantFinished(c, ContestantOutcome(opened)))
+            return
+        session = opened
+        status = "done"
+        try:
+            for q in prompts:
+                if self._stop.is_set():
+                    status = "cancelled"
+                    break
+                kept = self._answer(session, c, q, post)
+                if kept is None:
+                    status = "cancelled" if self._stop.is_set() else "failed"
+                    break
+        finally:
+            with self._lock:
+                self._sessions.pop(c, None)
+            session.close()
+        post(ContestantFinished(c, ContestantOutcome(status)))
+
+    def _open(
+        self, c: int, contestant: Contestant, n_threads: int | None, post: EventCallback
+    ) -> Session | str:
+        """The loaded session, or the contestant's status when it cannot run (``failed``,
+        posted with the reason, or ``cancelled``)."""
+        load = contestant.load
+        if n_threads is not None and load.n_threads is None:
+            load = dataclasses.replace(load, n_threads=n_threads)
+        try:
+            if contestant.unavailable is not None:
+                raise CompareError(contestant.unavailable, kind="library.model_not_found")
+            path = contestant.model.require_file()
+        except ScoutError as exc:
+            self._fail(c, exc, post)
+            return "failed"
+        session = Session(path, load, target=self._target(contestant), profile=self.profile)
+        with self._lock:
+            self._sessions[c] = session
+            self._loading.add(c)
+        try:
+            if self._stop.is_set():
+                raise CompareError("Stopped before the model was loaded.", kind="cancelled")
+            loaded = session.open()
+        except ScoutError as exc:
+            with self._lock:
+                self._sessions.pop(c, None)
+                self._loading.discard(c)
+            session.close()
+            if self._stop.is_set():
+                return "cancelled"
+            self._fail(c, exc, post)
+            return "failed"
+        except BaseException:  # KeyboardInterrupt while loading: no worker left behind
+            with self._lock:
+                self._sessions.pop(c, None)
+                self._loading.discard(c)
+            session.close()
+            raise
+        with self._lock:
+            self._loading.discard(c)
+        post(
+            ContestantLoaded(c, loaded.load_ms, loaded.n_ctx, loaded.n_threads, loaded.n_gpu_layers)
+        )
+        return session
+
+    def _target(self, contestant: Contestant) -> FitTarget | None:
+        if self.profile is None or contestant.model.header is None:
+            return None
+        try:
+            return contestant.model.fit_target()
+        except ScoutError as exc:
+            log.info("no prediction for %s: %s", contestant.display_name, exc)
+            return None
+
+    def _fail(self, c: int, exc: ScoutError, post: EventCallback) -> None:
+        post(ContestantFailed(c, exc.message, exc.kind))
+
+    def _answer(self, session: Session, c: int, q: int, post: EventCallback) -> AnswerResult | None:
+        """Generate one answer and post it; None when the contestant cannot go on (its worker
+        died: failed; or the run was stopped)."""
+        contestant, prompt = self.plan.contestants[c], self.plan.prompts[q]
+        params = contestant.sampling
+        if prompt.max_tokens is not None and prompt.max_tokens < params.max_tokens:
+            params = dataclasses.replace(params, max_tokens=prompt.max_tokens)
+        post(AnswerStarted(c, q))
+        request = session.generate(
+            messages=(p.ChatMessage("user", prompt.text),),
+            system=prompt.system or contestant.system,
+            params=params,
+        )
+        with self._lock:
+            self._requests[c] = (session, request.id)
+
+        def on_text(text: str) -> None:
+            post(AnswerText(c, q, text, request.meter.generated_tokens))
+            if self._stop.is_set() or (post == self._handle and self._stopping()):
+                session.client.cancel(request.id)
+
+        try:
+            session.stream(request, on_text)
+        except WorkerError as exc:
+            if exc.kind in FATAL_KINDS or not session.client.alive:
+                if self._stop.is_set():
+                    return None
+                self._fail(c, exc, post)
+                return None
+            answer = AnswerResult(c, q, request.text, error=exc.message, error_kind=exc.kind)
+            post(AnswerFinished(answer, 0, 0))
+            return answer
+        finally:
+            with self._lock:
+                self._requests.pop(c, None)
+        report = session.report(request)
+        if report.finish_reason == "cancelled" or self._stop.is_set():
+            return None
+        answer = AnswerResult.scored(
+            c,
+            q,
+            report.text,
+            score(prompt.checks, report.text),
+            report=report,
+            finish_reason=report.finish_reason,
+        )
+        post(AnswerFinished(answer, 0, 0))
+        return answer
+
+
+def resume_plan(
+    history: History, comparison_id: int, resolver: ModelResolver
+) -> tuple[ComparisonPlan, ComparisonResult]:
+    """A stored comparison's plan, its models found again on this machine, and what it has."""
+    record = history.comparison(comparison_id)
+    existing = result_from_record(record)
+    plan = ComparisonPlan(
+        tuple(contestant_from_record(resolver, c) for c in record.contestants),
+        tuple(prompt_from_record(q) for q in record.prompts),
+        mode="parallel" if record.summary.mode == "parallel" else "fair",
+        blind=bool(record.blind_order),
+        title=record.summary.title,
+        suite=record.summary.suite,
+    )
+    return plan, existing
+
+
+def resume(
+    comparison_id: int,
+    *,
+    history: History,
+    resolver: ModelResolver,
+    profile: HardwareProfile | None = None,
+    machine: str = "",
+    on_event: EventCallback | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> ComparisonResult:
+    """Run only the cells a stored comparison is missing (after a kill, a cancel or a failed
+    contestant), into the same comparison."""
+    plan, existing = resume_plan(history, comparison_id, resolver)
+    runner = CompareRunner(
+        plan,
+        profile=profile,
+        history=history,
+        machine=machine,
+        on_event=on_event,
+        should_stop=should_stop,
+        comparison_id=comparison_id,
+        existing=existing,
+    )
+    return runner.run()
+
+
+def rerun_plan(history: History, comparison_id: int, resolver: ModelResolver) -> ComparisonPlan:
+    """A stored comparison's contestants and prompts as a new plan, to run again here."""
+    plan, _existing = resume_plan(history, comparison_id, resolver)
+    return plan
