@@ -1,0 +1,212 @@
+"""`llm-scout compare` through the CLI entry point, and a real `python -m desktop compare`
+process killed with SIGKILL mid-suite, then resumed."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from desktop.cli import main
+from desktop.core import paths
+from desktop.core.history import History
+
+pytestmark = [pytest.mark.e2e]
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = ["--max-tokens", "6", "--ctx", "512", "--temp", "0"]
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes() -> Iterator[None]:
+    yield
+    children = psutil.Process().children(recursive=True)
+    assert not children, f"processes left behind: {children}"
+
+
+def test_compare_reports_in_every_format_and_lists_shows_and_deletes(
+    demo_paths: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["compare", "--models", "smollm2", "gemma3", "--prompt", "Name a fruit.", *FAST]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    # Markdown on stdout, progress on stderr.
+    assert out.startswith("# SmolLM2 135M Instruct Q4_1 vs Gemma 3 270M (base) Q4_K_M")
+    assert "| model | quant | ctx | TTFT ms | prompt tok/s | gen tok/s |" in out
+    assert "| SmolLM2 135M Instruct Q4_1 | Q4_1 | 512 |" in out
+    assert "Comparing 2 models on 1 prompts, one model at a time (comparison 1)" in err
+    assert "[2/2] Gemma 3 270M (base) Q4_K_M · prompt 1/1:" in err
+
+    with History.open() as history:
+        (summary,) = history.comparisons()
+        assert summary.state == "complete"
+        record = history.comparison(summary.id)
+        assert all(r.report is not None for r in record.runs)
+    for name in ("report.md", "report.csv", "report.json"):
+        assert main(["compare", "--show", str(summary.id), "--out", str(tmp_path / name)]) == 0
+    assert "markdown" not in capsys.readouterr().out
+    md = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert md == out
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "report.csv").read_text("utf-8"))))
+    assert [r["model"] for r in rows] == [
+        "SmolLM2 135M Instruct Q4_1",
+        "Gemma 3 270M (base) Q4_K_M",
+    ]
+    assert all(int(r["rss_peak_bytes"]) > 50 << 20 for r in rows)
+    assert all(float(r["ttft_ms"]) > 0 for r in rows)
+    document = json.loads((tmp_path / "report.json").read_text("utf-8"))
+    assert document["comparison"]["id"] == summary.id
+    assert [row["status"] for row in document["rows"]] == ["ok", "ok"]
+    assert document["summary"][0]["private_peak_bytes"] > 0
+
+    # --out on a new comparison writes the file and keeps stdout empty.
+    out_json = tmp_path / "second.json"
+    argv = ["compare", "--models", "smollm2", "smollm2@temp=0.7", "--prompt", "Hi.", *FAST]
+    assert main([*argv, "--out", str(out_json), "--title", "Two temperatures"]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"json report written to {out_json}" in err
+    names = [
+        c["name"] for c in json.loads(out_json.read_text("utf-8"))["comparison"]["contestants"]
+    ]
+    assert names == ["SmolLM2 135M Instruct Q4_1 (temp 0)", "SmolLM2 135M Instruct Q4_1 (temp 0.7)"]
+
+    assert main(["compare", "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert "Two temperatures" in listing
+    assert "complete" in listing
+    assert main(["compare", "--list", "--model", "gemma", "--json"]) == 0
+    assert [c["id"] for c in json.loads(capsys.readouterr().out)] == [summary.id]
+    assert main(["compare", "--list", "--search", "nothing of the sort"]) == 0
+    assert "No comparisons match." in capsys.readouterr().err
+    assert main(["compare", "--delete", str(summary.id)]) == 0
+    assert main(["compare", "--show", str(summary.id)]) == 1
+    assert "no comparison" in capsys.readouterr().err
+
+
+def test_compare_lists_the_built_in_suites(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "--suites"]) == 0
+    out = capsys.readouterr().out
+    for name in ("general-en", "chinese", "coding", "summarisation", "long-context"):
+        assert name in out
+    assert main(["compare", "--suites", "--json"]) == 0
+    suites = {s["name"]: s for s in json.loads(capsys.readouterr().out)}
+    assert suites["long-context"]["prompts"] == 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (["compare", "--models", "smollm2", "gemma3"], 2, "needs --prompt"),
+        (["compare", "--models", "smollm2", "--prompt", "Hi"], 2, "2 to 6 models"),
+        (["compare", "--list", "--prompt", "Hi"], 2, "go with --models"),
+        (
+            ["compare", "--models", "smollm2", "gemma3", "--prompt", "Hi", "--out", "r.pdf"],
+            2,
+            ".md, .csv or .json",
+        ),
+        (["compare", "--models", "smollm2", "gemma3", "--suite", "poetry"], 1, "No prompt suite"),
+        (
+            ["compare", "--models", "smollm2", "gemma3@temp=hot", "--prompt", "Hi"],
+            1,
+            "needs a number",
+        ),
+        (["compare", "--resume", "42"], 1, "no comparison 42"),
+        (
+            ["compare", "--models", "smollm2", "gemma3", "--prompt", "Hi", "--max-tokens", "0"],
+            2,
+            "at least 1",
+        ),
+    ],
+)
+def test_compare_explains_what_it_cannot_do(
+    demo_paths: tuple[Path, Path],
+    argv: list[str],
+    code: int,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.startswith("llm-scout: ")
+
+
+def test_a_compare_process_killed_mid_suite_keeps_every_finished_answer_and_resumes(
+    demo_paths: tuple[Path, Path],
+    scout_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    suite = tmp_path / "four.jsonl"
+    prompts = ["Say one.", "Say two.", "Say three.", "Say four."]
+    suite.write_text(
+        "".join(json.dumps({"id": f"p{i}", "prompt": t}) + "\n" for i, t in enumerate(prompts)),
+        encoding="utf-8",
+    )
+    env = {**os.environ, "LLM_SCOUT_HOME": str(scout_home)}
+    argv = [sys.executable, "-m", "desktop", "compare", "--models", "smollm2", "gemma3"]
+    proc = subprocess.Popen(
+        [*argv, "--suite", str(suite), "--max-tokens", "8", "--ctx", "512"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr is not None
+    finished: list[str] = []
+    workers: list[psutil.Process] = []
+    deadline = time.monotonic() + 300
+    try:
+        for line in proc.stderr:
+            if line.startswith("[") and " · prompt " in line:
+                finished.append(line)
+            if len(finished) == 3:  # contestant 1 done with three prompts, mid-suite
+                workers = psutil.Process(proc.pid).children(recursive=True)
+                proc.send_signal(signal.SIGKILL)
+                break
+            assert time.monotonic() < deadline, "the comparison did not progress"
+    finally:
+        if proc.poll() is None and len(finished) < 3:
+            proc.kill()
+        proc.wait(timeout=30)
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    assert len(finished) == 3
+    # The orphaned worker notices its parent is gone (its stdin closes) and exits.
+    _gone, alive = psutil.wait_procs(workers, timeout=20)
+    for leftover in alive:
+        leftover.kill()
+    assert not alive, "the engine worker outlived its parent"
+
+    with History(paths.history_db_path()) as history:
+        (summary,) = history.comparisons()
+        assert summary.state == "running"  # killed: never marked finished
+        assert summary.n_answers >= 3  # every answer the process announced was committed
+        before = {
+            (r.contestant_index, r.prompt_index): r.id for r in history.comparison(summary.id).runs
+        }
+    assert {(0, 0), (0, 1), (0, 2)} <= set(before)
+
+    out = tmp_path / "resumed.json"
+    assert main(["compare", "--resume", str(summary.id), "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"(comparison {summary.id})" in err
+    document = json.loads(out.read_text("utf-8"))
+    assert [row["status"] for row in document["rows"]] == ["ok"] * 8
+    with History(paths.history_db_path()) as history:
+        record = history.comparison(summary.id)
+        assert record.summary.state == "complete"
+        after = {(r.contestant_index, r.prompt_index): r.id for r in record.runs}
+    assert {k: after[k] for k in before} == before  # the answers kept were not run again
