@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 WORKER_FLAG = "--engine-worker"
+SMOKE_FLAG = "--smoke-test"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -20,6 +21,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop.core.engine import worker_main
 
         return int(worker_main(args[1:]))
+    if args[:1] == [SMOKE_FLAG]:
+        from desktop.smoke import main as smoke_main
+
+        return smoke_main(args[1:])
     from desktop.cli import main as cli_main
 
     return cli_main(args)
