@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # Shipped builds of llama.cpp must run on any x86-64 CPU: no -march=native (AVX-512 here).
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: run test lint typecheck pytest bench package demo clean
+.PHONY: run test lint typecheck pytest bench package package-windows package-check demo clean
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,27 @@ bench: $(STAMP)
 	$(PY) benchmarks/engine_overhead.py
 	$(PY) benchmarks/download_throughput.py
 	$(PY) benchmarks/library_scan.py
+
+# `make package`: the one-folder bundle (PyInstaller), the .deb and the portable AppDir tarball,
+# in dist/ (packaging/README.md). The package extra adds PyInstaller to the venv.
+PACKAGE_STAMP := $(VENV)/.installed-package
+
+$(PACKAGE_STAMP): $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q -e '.[gui,test,package]'
+	@touch $(PACKAGE_STAMP)
+
+package: $(PACKAGE_STAMP)
+	$(PY) packaging/build.py all
+
+# The Windows installer script wrapped around a stand-in payload, with warnings as errors (the
+# real installer is built on a Windows runner: .github/workflows/windows-release.yml).
+package-windows: $(STAMP)
+	$(PY) packaging/build.py nsis --stand-in
+
+# What CI proves after `make package`: the bundle, the unpacked .deb and the unpacked tarball
+# each pass --smoke-test; the menu entries validate; the NSIS script builds.
+package-check: $(PACKAGE_STAMP)
+	$(PY) packaging/build.py check
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache
