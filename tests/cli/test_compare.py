@@ -210,3 +210,46 @@ def test_a_compare_process_killed_mid_suite_keeps_every_finished_answer_and_resu
         assert record.summary.state == "complete"
         after = {(r.contestant_index, r.prompt_index): r.id for r in record.runs}
     assert {k: after[k] for k in before} == before  # the answers kept were not run again
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_is_rewritten_in_place_on_a_terminal(
+    demo_paths: tuple[Path, Path],
+) -> None:
+    from desktop.commands.compare import Progress
+    from desktop.core.compare import (
+        AnswerFinished,
+        AnswerResult,
+        AnswerText,
+        ComparisonPlan,
+        ComparisonStarted,
+        ContestantFailed,
+        ContestantStarted,
+        build_contestants,
+        single_prompt,
+    )
+    from desktop.core.workspace import Workspace
+
+    contestants = build_contestants(Workspace.load().resolver, ["smollm2", "gemma3"])
+    plan = ComparisonPlan.for_suite(contestants, single_prompt("Hi."))
+    stream = _Terminal()
+    progress = Progress(stream, plan)
+    progress(ComparisonStarted(7, "fair", 2, 1, 2))
+    progress(ContestantStarted(0, contestants[0].display_name))
+    progress(AnswerText(0, 0, "Hel", 3))
+    progress(AnswerFinished(AnswerResult(0, 0, "Hello", error="boom"), 1, 2))
+    progress(ContestantFailed(1, "The model could not be loaded.", "engine.load_failed"))
+    progress.clear()
+    text = stream.getvalue()
+    assert text.startswith(
+        "\rComparing 2 models on 1 prompts, one model at a time (comparison 7)\n"
+    )
+    assert "\r[0/2] loading SmolLM2 135M Instruct Q4_1" in text
+    assert "\r[0/2] SmolLM2 135M Instruct Q4_1 · prompt 1/1 · 3 tokens" in text
+    assert "\r[1/2] SmolLM2 135M Instruct Q4_1 · prompt 1/1: failed: boom" in text
+    assert "Gemma 3 270M (base) Q4_K_M failed: The model could not be loaded.\n" in text
+    assert text.endswith("\n")  # a failure stays on screen; the report starts on a new line

@@ -459,11 +459,16 @@ class CompareRunner:
         if prompt.max_tokens is not None and prompt.max_tokens < params.max_tokens:
             params = dataclasses.replace(params, max_tokens=prompt.max_tokens)
         post(AnswerStarted(c, q))
-        request = session.generate(
-            messages=(p.ChatMessage("user", prompt.text),),
-            system=prompt.system or contestant.system,
-            params=params,
-        )
+        try:
+            request = session.generate(
+                messages=(p.ChatMessage("user", prompt.text),),
+                system=prompt.system or contestant.system,
+                params=params,
+            )
+        except ScoutError as exc:  # the worker died between two answers
+            if not self._stop.is_set():
+                self._fail(c, exc, post)
+            return None
         with self._lock:
             self._requests[c] = (session, request.id)
 

@@ -6,6 +6,7 @@ Small answers (a few tokens, a 512-token context) keep each run to seconds on tw
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import threading
@@ -36,6 +37,7 @@ from desktop.core.compare import (
     find_suite,
     open_comparison,
     record_vote,
+    rerun_plan,
     resume,
     to_csv,
     to_json,
@@ -200,6 +202,14 @@ def test_a_fair_blind_comparison_is_stored_voted_on_and_reported(
     assert record.profile["cpu"]["physical_cores"] == profile.cpu.physical_cores
     assert len(history.runs(comparison_id=result.id)) == 4
 
+    # Run again on this machine: the same contestants and prompts, a new comparison.
+    again = rerun_plan(history, result.id, ws.resolver)
+    assert [c.display_name for c in again.contestants] == [c.display_name for c in plan.contestants]
+    assert [c.load for c in again.contestants] == [c.load for c in plan.contestants]
+    assert [(q.text, q.checks) for q in again.prompts] == [(q.text, q.checks) for q in PROMPTS]
+    assert again.blind
+    assert again.title == "Demo pair"
+
     # Blind votes: by letter, revealed with win rates.
     labels = stored.blind
     first, _second = labels.labels
@@ -233,8 +243,13 @@ def test_a_fair_blind_comparison_is_stored_voted_on_and_reported(
 def test_a_worker_killed_mid_suite_fails_its_contestant_and_the_rest_finish_then_it_resumes(
     ws: Workspace, profile: HardwareProfile, history: History
 ) -> None:
-    prompts = (*PROMPTS, Prompt("Say yes.", id="yes"))
-    plan = plan_for(ws, ["smollm2", "gemma3"], prompts=prompts, max_tokens=12)
+    # The answer killed is long enough that the kill lands while it is being generated.
+    prompts = (
+        dataclasses.replace(PROMPTS[0], max_tokens=6),
+        Prompt("Write a long story about a cat.", id="story"),
+        Prompt("Say yes.", id="yes", max_tokens=6),
+    )
+    plan = plan_for(ws, ["smollm2", "gemma3"], prompts=prompts, max_tokens=64)
     runner: CompareRunner
 
     def kill_on_second_prompt(event: CompareEvent) -> None:
