@@ -36,6 +36,7 @@ from desktop.core.compare.events import (
 )
 from desktop.core.compare.longdoc import build_document, estimate_tokens
 from desktop.core.compare.persist import open_comparison, record_vote
+from desktop.core.compare.plan import ComparisonPlan, rerun_plan, resume_plan
 from desktop.core.compare.report import (
     ReportFormat,
     render,
@@ -55,13 +56,7 @@ from desktop.core.compare.results import (
     ContestantOutcome,
     SummaryRow,
 )
-from desktop.core.compare.runner import (
-    CompareRunner,
-    ComparisonPlan,
-    rerun_plan,
-    resume,
-    resume_plan,
-)
+from desktop.core.compare.runner import CompareRunner, resume
 from desktop.core.compare.schedule import (
     MODES,
     MemoryNeed,

@@ -19,12 +19,10 @@ import dataclasses
 import logging
 import queue
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
 
 from desktop.core.compare.checks import score
-from desktop.core.compare.contestants import Contestant, check_count, contestant_from_record
+from desktop.core.compare.contestants import Contestant
 from desktop.core.compare.errors import CompareError
 from desktop.core.compare.events import (
     AnswerFinished,
@@ -38,17 +36,10 @@ from desktop.core.compare.events import (
     ContestantLoaded,
     ContestantStarted,
 )
-from desktop.core.compare.persist import (
-    info_of,
-    model_ref_of,
-    prompt_from_record,
-    prompt_record,
-    record_answer,
-    result_from_record,
-)
+from desktop.core.compare.persist import info_of, model_ref_of, prompt_record, record_answer
+from desktop.core.compare.plan import ComparisonPlan, resume_plan
 from desktop.core.compare.results import AnswerResult, ComparisonResult, ContestantOutcome
-from desktop.core.compare.schedule import MODES, Mode, parallel_threads, require_parallel
-from desktop.core.compare.suites import Prompt, PromptSuite
+from desktop.core.compare.schedule import parallel_threads, require_parallel
 from desktop.core.compare.votes import BlindLabels, Vote
 from desktop.core.engine import Session, WorkerError
 from desktop.core.engine import protocol as p
@@ -64,58 +55,6 @@ log = logging.getLogger(__name__)
 FATAL_KINDS = frozenset({"engine.crashed", "engine.protocol", "engine.timeout"})
 
 EventCallback = Callable[[CompareEvent], None]
-
-
-@dataclass(frozen=True)
-class ComparisonPlan:
-    """What to run: 2 to 6 contestants, one or more prompts, the mode, blind or not.
-
-    ``blind_seed`` makes the blind order reproducible (None: random). A prompt's own
-    ``max_tokens`` and the contestant's apply together: the smaller wins."""
-
-    contestants: tuple[Contestant, ...]
-    prompts: tuple[Prompt, ...]
-    mode: Mode = "fair"
-    blind: bool = False
-    title: str = ""
-    suite: str | None = None
-    blind_seed: int | None = None
-
-    def __post_init__(self) -> None:
-        check_count(len(self.contestants))
-        if not self.prompts:
-            raise CompareError("A comparison needs at least one prompt.", kind="compare.suite")
-        if self.mode not in MODES:
-            raise CompareError(
-                f"Unknown mode {self.mode!r}; use fair or parallel.", kind="compare.option"
-            )
-        for contestant in self.contestants:
-            if contestant.cache_type != "f16":
-                raise CompareError(
-                    f"{contestant.display_name}: the engine cannot set the KV cache type yet "
-                    "(only the default f16 cache runs); compare cache types with "
-                    "`llm-scout fit --cache-type` for now.",
-                    kind="compare.unsupported",
-                )
-
-    @classmethod
-    def for_suite(
-        cls, contestants: Sequence[Contestant], suite: PromptSuite, **options: Any
-    ) -> ComparisonPlan:
-        """A plan over a suite; a suite that is no file (``single_prompt``) leaves no name."""
-        named = suite.path is not None
-        title = options.pop("title", "") or suite.title or (suite.name if named else "")
-        return cls(
-            tuple(contestants),
-            suite.prompts,
-            title=title,
-            suite=suite.name if named else None,
-            **options,
-        )
-
-    @property
-    def display_title(self) -> str:
-        return self.title or " vs ".join(c.display_name for c in self.contestants)
 
 
 class CompareRunner:
@@ -506,23 +445,6 @@ class CompareRunner:
         return answer
 
 
-def resume_plan(
-    history: History, comparison_id: int, resolver: ModelResolver
-) -> tuple[ComparisonPlan, ComparisonResult]:
-    """A stored comparison's plan, its models found again on this machine, and what it has."""
-    record = history.comparison(comparison_id)
-    existing = result_from_record(record)
-    plan = ComparisonPlan(
-        tuple(contestant_from_record(resolver, c) for c in record.contestants),
-        tuple(prompt_from_record(q) for q in record.prompts),
-        mode="parallel" if record.summary.mode == "parallel" else "fair",
-        blind=bool(record.blind_order),
-        title=record.summary.title,
-        suite=record.summary.suite,
-    )
-    return plan, existing
-
-
 def resume(
     comparison_id: int,
     *,
@@ -547,9 +469,3 @@ def resume(
         existing=existing,
     )
     return runner.run()
-
-
-def rerun_plan(history: History, comparison_id: int, resolver: ModelResolver) -> ComparisonPlan:
-    """A stored comparison's contestants and prompts as a new plan, to run again here."""
-    plan, _existing = resume_plan(history, comparison_id, resolver)
-    return plan
