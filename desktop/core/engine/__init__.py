@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.memory import ProcessMemory
     from desktop.core.engine.metrics import (
+        GenerationMeter,
         GenerationMetrics,
         MemorySample,
         RunReport,
@@ -31,8 +32,15 @@ if TYPE_CHECKING:
         mean_sd,
     )
     from desktop.core.engine.request import Request, WorkerError
-    from desktop.core.engine.run import EngineInfo, LoadSettings, Prediction, Session, engine_info
-    from desktop.core.engine.templates import template_names
+    from desktop.core.engine.run import (
+        EngineInfo,
+        LoadSettings,
+        Prediction,
+        Session,
+        auto_flash_attn,
+        engine_info,
+    )
+    from desktop.core.engine.templates import family_template_name, template_names
     from desktop.core.engine.worker import main as worker_main
 
 _LAZY: dict[str, tuple[str, str]] = {
@@ -46,6 +54,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "EngineClient": ("client", "EngineClient"),
     "worker_command": ("client", "worker_command"),
     "ProcessMemory": ("memory", "ProcessMemory"),
+    "GenerationMeter": ("metrics", "GenerationMeter"),
     "GenerationMetrics": ("metrics", "GenerationMetrics"),
     "MemorySample": ("metrics", "MemorySample"),
     "RunReport": ("metrics", "RunReport"),
@@ -58,6 +67,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Session": ("run", "Session"),
     "EngineInfo": ("run", "EngineInfo"),
     "engine_info": ("run", "engine_info"),
+    "auto_flash_attn": ("run", "auto_flash_attn"),
+    "family_template_name": ("templates", "family_template_name"),
     "template_names": ("templates", "template_names"),
     "worker_main": ("worker", "main"),
 }
@@ -70,6 +81,7 @@ __all__ = [
     "Conversation",
     "EngineClient",
     "EngineInfo",
+    "GenerationMeter",
     "GenerationMetrics",
     "LoadSettings",
     "MemorySample",
@@ -80,8 +92,10 @@ __all__ = [
     "Session",
     "Turn",
     "WorkerError",
+    "auto_flash_attn",
     "engine_info",
     "error_pct",
+    "family_template_name",
     "mean_sd",
     "protocol",
     "run_bench",

@@ -155,6 +155,8 @@ class Conversation:
                 "n_ctx": session.load_settings.n_ctx,
                 "n_gpu_layers": session.load_settings.n_gpu_layers,
                 "n_threads": loaded.n_threads if loaded is not None else None,
+                "cache_type": session.load_settings.cache_type,
+                "flash_attn": session.load_settings.flash_attn,
                 "template": loaded.template_name if loaded is not None else None,
             },
             "sampling": {
@@ -180,8 +182,32 @@ class Conversation:
             "stats": self.stats(),
         }
 
+    def settings_line(self) -> str:
+        """The load and sampling settings in one line (the Markdown transcript's header)."""
+        load = self.session.load_settings
+        loaded = self.session.loaded
+        params = self.params
+        threads = loaded.n_threads if loaded is not None else load.n_threads
+        template = loaded.template_name if loaded is not None else load.template
+        parts = [
+            f"context {load.n_ctx}",
+            f"GPU layers {'all' if load.n_gpu_layers == -1 else load.n_gpu_layers}",
+            f"threads {threads if threads is not None else 'auto'}",
+            f"KV cache {load.cache_type}",
+            f"flash attention {'on' if load.flash_attn else 'off'}",
+            f"template {template or 'auto'}",
+            f"temperature {params.temperature:g}",
+            f"top-p {params.top_p:g}",
+            f"top-k {params.top_k}",
+            f"min-p {params.min_p:g}",
+            f"repeat penalty {params.repeat_penalty:g}",
+            f"seed {params.seed if params.seed is not None else 'random'}",
+            f"max tokens {params.max_tokens}",
+        ]
+        return " · ".join(parts)
+
     def to_markdown(self, title: str) -> str:
-        lines = [f"# {title}", ""]
+        lines = [f"# {title}", "", f"<sub>{self.settings_line()}</sub>", ""]
         if self.system:
             lines += [f"**System:** {self.system}", ""]
         for turn in self.turns:

@@ -216,8 +216,10 @@ class EngineClient:
         n_batch: int = 512,
         flash_attn: bool = False,
         template: str | None = None,
+        cache_type: p.CacheType = "f16",
     ) -> Request:
-        """Send ``load``; ``.result()`` on the returned request gives the ``Loaded`` event."""
+        """Send ``load``; ``.result()`` on the returned request gives the ``Loaded`` event.
+        ``cache_type`` is the KV cache's type (a quantized one needs ``flash_attn``)."""
         command = p.Load(
             id=self._next_id("l"),
             path=str(path),
@@ -228,6 +230,7 @@ class EngineClient:
             n_batch=n_batch,
             flash_attn=flash_attn,
             template=template,
+            cache_type=cache_type,
         )
         return self.submit(command)
 

@@ -15,7 +15,8 @@ Events: :class:`Ready`, :class:`LoadProgress`, :class:`Loaded`, :class:`Tokens`,
 (:data:`TERMINAL_EVENTS`: ``loaded``, ``done`` or ``error``); ``load_progress`` events may come
 before a load's terminal one.
 
-Versions: 1, the first; 2 added :class:`LoadProgress`.
+Versions: 1, the first; 2 added :class:`LoadProgress`; 3 added the ``context`` finish reason;
+4 added ``Load.cache_type`` (the KV cache type: f16, q8_0, q4_0).
 """
 
 from __future__ import annotations
@@ -29,13 +30,18 @@ from typing import Any, ClassVar, Literal, TypeAlias, Union
 
 from desktop.core.errors import EngineError
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 # A line longer than this is not a message (a worker gone mad, or a prompt far past any context).
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
 # "length": max_tokens reached; "context": the context is full (the answer could not go on).
 FinishReason = Literal["stop", "length", "context", "cancelled", "unloaded"]
+
+# The KV cache's element type, for K and V alike (llama.cpp's type_k/type_v). A quantized V cache
+# needs flash attention: llama.cpp refuses to create the context without it.
+CacheType = Literal["f16", "q8_0", "q4_0"]
+CACHE_TYPES: tuple[str, ...] = ("f16", "q8_0", "q4_0")
 
 # Error kinds a worker or client reports. Front ends map them to their own sentences.
 ERROR_KINDS = frozenset(
@@ -103,7 +109,8 @@ class SamplingParams:
 class Load:
     """Load a GGUF file. ``template`` overrides the chat template: a name or a Jinja string.
 
-    ``n_threads``/``n_threads_batch`` default (None) to the physical core count.
+    ``n_threads``/``n_threads_batch`` default (None) to the physical core count. ``cache_type``
+    is the KV cache's type (K and V); a quantized one needs ``flash_attn``.
     """
 
     type: ClassVar[str] = "load"
@@ -116,6 +123,7 @@ class Load:
     n_batch: int = 512
     flash_attn: bool = False
     template: str | None = None
+    cache_type: CacheType = "f16"
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,20 @@ log = logging.getLogger(__name__)
 MIN_CTX = 16
 
 
+def auto_flash_attn(cache_type: str) -> bool:
+    """Whether "auto" turns flash attention on: today only for a quantized KV cache, which
+    llama.cpp cannot make without it (the fit estimator assumes the same). The one place that
+    decides it, for the window and any other front end."""
+    return cache_type != "f16"
+
+
 @dataclass(frozen=True)
 class LoadSettings:
     """How to load a model: the worker's ``load`` command without the path.
 
     ``n_threads`` None: the physical core count. ``template``: a chat template name or Jinja
-    text that overrides the file's own.
+    text that overrides the file's own. ``cache_type``: the KV cache's type (f16, q8_0, q4_0);
+    a quantized one needs ``flash_attn``.
     """
 
     n_ctx: int = 4096
@@ -40,6 +48,7 @@ class LoadSettings:
     n_threads: int | None = None
     flash_attn: bool = False
     template: str | None = None
+    cache_type: p.CacheType = "f16"
 
     def __post_init__(self) -> None:
         if self.n_ctx < MIN_CTX:
@@ -48,6 +57,16 @@ class LoadSettings:
             raise UsageError(f"GPU layers must be -1 (all) or more, not {self.n_gpu_layers}.")
         if self.n_threads is not None and self.n_threads < 1:
             raise UsageError(f"Threads must be at least 1, not {self.n_threads}.")
+        if self.cache_type not in p.CACHE_TYPES:
+            raise UsageError(
+                f"The KV cache type must be one of {', '.join(p.CACHE_TYPES)}, "
+                f"not {self.cache_type!r}."
+            )
+        if self.cache_type != "f16" and not self.flash_attn:
+            raise UsageError(
+                f"A {self.cache_type} KV cache needs flash attention (llama.cpp cannot make a "
+                "quantized V cache without it)."
+            )
 
 
 @dataclass(frozen=True)
@@ -68,9 +87,12 @@ class Prediction:
         n_ctx: int,
         n_gpu_layers: int,
         prompt_tokens: int,
+        cache_type: p.CacheType = "f16",
+        flash_attn: bool | None = None,
     ) -> Prediction:
         """The estimate for these settings on ``profile``; empty when either is missing or the
-        estimator cannot place the model (the run itself is what counts)."""
+        estimator cannot place the model (the run itself is what counts). ``flash_attn`` None:
+        the estimator's own default for the cache type."""
         if target is None or profile is None:
             return cls()
         try:
@@ -80,6 +102,8 @@ class Prediction:
                 n_ctx=n_ctx,
                 n_gpu_layers=n_gpu_layers,
                 prompt_tokens=prompt_tokens,
+                cache_type=cache_type,
+                flash_attn=flash_attn,
             )
         except ScoutError as exc:
             log.info("no fit prediction for %s: %s", target.label, exc)
@@ -136,6 +160,7 @@ class Session:
             n_threads=settings.n_threads,
             flash_attn=settings.flash_attn,
             template=settings.template,
+            cache_type=settings.cache_type,
         )
         event = self._load_request.result(timeout)
         assert isinstance(event, p.Loaded)
@@ -189,6 +214,8 @@ class Session:
             n_ctx=self.load_settings.n_ctx,
             n_gpu_layers=n_gpu_layers,
             prompt_tokens=prompt_tokens,
+            cache_type=self.load_settings.cache_type,
+            flash_attn=self.load_settings.flash_attn,
         )
 
     def report(self, request: Request) -> RunReport:

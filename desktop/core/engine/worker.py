@@ -61,6 +61,8 @@ from desktop.core.engine.worker_support import (
 log = logging.getLogger(__name__)
 
 BATCH_INTERVAL_S = 0.04
+# ggml type ids of the KV cache types (ggml.h: GGML_TYPE_F16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0).
+GGML_CACHE_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
 
 
 # --------------------------------------------------------------------------- the worker
@@ -188,6 +190,18 @@ class Worker:
         except TemplateError as exc:
             self.send(p.Error(cmd.id, "invalid_request", str(exc)))
             return
+        if cmd.cache_type != "f16" and not cmd.flash_attn:
+            self.send(
+                p.Error(
+                    cmd.id,
+                    "invalid_request",
+                    f"A {cmd.cache_type} KV cache needs flash attention: llama.cpp cannot "
+                    "create a quantized V cache without it.",
+                )
+            )
+            return
+        # f16 is llama.cpp's default: left unset, as it was before cache types existed.
+        cache = GGML_CACHE_TYPES[cmd.cache_type] if cmd.cache_type != "f16" else None
         offload = bool(self._lc.llama_supports_gpu_offload())
         n_gpu_layers = cmd.n_gpu_layers if offload else 0
         if cmd.n_gpu_layers != 0 and not offload:
@@ -213,6 +227,8 @@ class Worker:
                     n_threads_batch=threads_batch,
                     n_gpu_layers=n_gpu_layers,
                     flash_attn=cmd.flash_attn,
+                    type_k=cache,
+                    type_v=cache,
                     verbose=True,
                 )
         except (ValueError, RuntimeError, OSError, MemoryError) as exc:
