@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_body()
         self._build_status_bar()
+        self._connect_open_in_playground()
         state.profile_changed.connect(self._on_state_profile_changed)
         state.problem.connect(self._on_state_problem)
         state.downloads_changed.connect(self._refresh_status)
@@ -159,6 +160,19 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.sidebar)
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(body)
+
+    def _connect_open_in_playground(self) -> None:
+        """The Models page's "Open in Playground" (a model file's path) opens that file in the
+        Playground page and shows it; loading is left to the person (the settings come first)."""
+        signal = getattr(self.pages.get("models"), "open_in_playground_requested", None)
+        if signal is not None:
+            signal.connect(self._on_models_open_in_playground_requested)
+
+    def _on_models_open_in_playground_requested(self, path: str) -> None:
+        page = self.show_page("playground")
+        open_model = getattr(page, "open_model", None)
+        if open_model is not None:
+            open_model(Path(path))
 
     def page_titles(self) -> dict[str, str]:
         return {

@@ -12,6 +12,7 @@ from desktop.ui.pages.hardware import HardwarePage
 from desktop.ui.pages.library import LibraryPage
 from desktop.ui.pages.models import ModelsPage
 from desktop.ui.pages.placeholder import PlaceholderPage
+from desktop.ui.pages.playground import PlaygroundPage
 from desktop.ui.pages.settings import SettingsPage
 from desktop.ui.state import AppState
 
@@ -29,7 +30,7 @@ def page_specs() -> list[PageSpec]:
         PageSpec("models", "models", ModelsPage),
         PageSpec("downloads", "downloads", DownloadsPage),
         PageSpec("library", "library", LibraryPage),
-        PageSpec("playground", "playground", lambda s: PlaceholderPage(s, "playground")),
+        PageSpec("playground", "playground", PlaygroundPage),
         PageSpec("compare", "compare", lambda s: PlaceholderPage(s, "compare")),
         PageSpec("history", "history", lambda s: PlaceholderPage(s, "history")),
         PageSpec("settings", "settings", SettingsPage),

@@ -1,0 +1,525 @@
+"""Live plots of a running model: generation tokens/s, process memory and GPU utilisation.
+
+Three pyqtgraph plots stacked over one shared time axis (seconds since the page began measuring).
+The page's timer hands new points to :class:`LivePlots` (``add_speed``, ``add_memory``), which
+keeps them in numpy ring buffers (:class:`RingBuffer`); :meth:`LivePlots.refresh` then draws
+once per tick, calling ``setData`` once per curve that changed, never per token.
+
+Measured values are solid; predicted ones dashed horizontal lines (UI.md: predictions are
+marked). The phases of a run — load, prompt processing, generation — are shaded bands on every
+plot. GPU utilisation and VRAM are drawn only from readings that carry them (NVML): without
+them the GPU plot says "no GPU" instead of drawing zeros nobody measured.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPalette
+from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from desktop.core.engine import ProcessMemory
+from desktop.ui.widgets.refcount_guard import guard_refcounts
+
+MIB = 1024 * 1024
+GIB = 1024 * MIB
+WINDOW_S = 60.0  # the time axis shows a minute
+STEP_S = 5.0  # and moves on in steps: a moving axis would repaint all three plots every tick
+BAND_INTERVAL_S = 0.25  # the open phase's band grows at 4 Hz (it spans all three plots)
+SPEED_CAPACITY = 30 * 60 * 30  # half an hour of points at 30 Hz
+MEMORY_CAPACITY = 10 * 60 * 30  # half an hour of readings at up to 10 Hz
+MAX_PHASES = 60  # bands kept on the plots (older ones are scrolled far out of view anyway)
+
+SPEED_COLOR = "#2f6fd0"
+PRIVATE_COLOR = "#c98a12"
+FILE_COLOR = "#e3c27a"
+VRAM_COLOR = "#2e9d57"
+GPU_COLOR = "#7a4fd0"
+PHASE_COLORS = {"load": "#8a8f96", "prompt": "#d08a2f", "generation": "#2e9d57"}
+PHASE_ALPHA = 48
+
+
+class RingBuffer:
+    """The last ``capacity`` rows of ``columns`` floats, readable as one contiguous array.
+
+    Every row is written twice (at ``i`` and ``i + capacity``), so :meth:`view` is a slice,
+    never a copy or a roll.
+    """
+
+    def __init__(self, capacity: int, columns: int) -> None:
+        self.capacity = capacity
+        self._data = np.full((2 * capacity, columns), np.nan)
+        self._next = 0
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def append(self, row: Sequence[float]) -> None:
+        index = self._next
+        self._data[index] = row
+        self._data[index + self.capacity] = row
+        self._next = (index + 1) % self.capacity
+        self._count = min(self._count + 1, self.capacity)
+
+    def view(self) -> np.ndarray:
+        """The rows kept, oldest first (a view: do not keep it past the next append)."""
+        if self._count < self.capacity:
+            return self._data[: self._count]
+        return self._data[self._next : self._next + self.capacity]
+
+    def last(self) -> np.ndarray | None:
+        if not self._count:
+            return None
+        row: np.ndarray = self._data[(self._next - 1) % self.capacity]
+        return row
+
+    def clear(self) -> None:
+        self._data.fill(np.nan)
+        self._next = self._count = 0
+
+
+class PhaseBand(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph is untyped
+    """A shaded span of the time axis, the full height of its plot.
+
+    (pyqtgraph's LinearRegionItem computes its bounds from ``viewRect()``, which is None while
+    a view is being laid out, and ``QRectF(None)`` corrupts a reference count in PySide6: this
+    item asks the ViewBox for its range instead.)
+    """
+
+    def __init__(self, x0: float, x1: float, color: QColor) -> None:
+        super().__init__()
+        self._x0, self._x1 = x0, x1
+        self._brush = pg.mkBrush(color)
+        self.setZValue(-10)
+
+    def set_span(self, x0: float, x1: float) -> None:
+        if (x0, x1) != (self._x0, self._x1):
+            self.prepareGeometryChange()
+            self._x0, self._x1 = x0, x1
+
+    def view_range_changed(self) -> None:
+        self.prepareGeometryChange()
+
+    def boundingRect(self) -> QRectF:
+        box = self.getViewBox()
+        if box is None:
+            return QRectF()
+        (_left, _right), (bottom, top) = box.viewRange()
+        return QRectF(self._x0, bottom, max(self._x1 - self._x0, 0.0), top - bottom)
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self._brush)
+        painter.drawRect(self.boundingRect())
+
+
+@dataclass
+class _Phase:
+    kind: str
+    start: float
+    end: float | None
+    bands: list[PhaseBand]
+
+
+def _color(hex_color: str, alpha: int = 255) -> QColor:
+    color = QColor(hex_color)
+    color.setAlpha(alpha)
+    return color
+
+
+def _value(number: float | int | None) -> float:
+    return math.nan if number is None else float(number)
+
+
+def _dashed(color: str) -> pg.QtGui.QPen:
+    pen = pg.mkPen(color, width=1.5)
+    pen.setStyle(Qt.PenStyle.DashLine)
+    return pen
+
+
+class LivePlots(QWidget):
+    """Tokens/s, memory and GPU plots on one time axis, with predictions and phase bands."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        guard_refcounts()  # see refcount_guard: redrawing 30 times a second drains None and True
+        self.setObjectName("livePlots")
+        self.setAccessibleName(self.tr("Live measurements"))
+        self.t0: float | None = None
+        self._speed = RingBuffer(SPEED_CAPACITY, 2)  # t, tokens/s
+        self._memory = RingBuffer(MEMORY_CAPACITY, 6)  # t, rss, private, file, vram, gpu %
+        self._speed_dirty = self._memory_dirty = False
+        self._phases: list[_Phase] = []
+        self._gpu_seen = False
+        self._vram_seen = False
+        self._scale = MIB
+        self._x_range: tuple[float, float] | None = None
+        self._band_drawn_at = -math.inf
+        self._y_max: dict[str, float] = {}
+        self._predicted_speed: float | None = None
+        self._predicted_ram: int | None = None
+        self._predicted_vram: int | None = None
+        self._gpu_message = ""
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        self.view = pg.GraphicsLayoutWidget()
+        self.view.setObjectName("plotsView")
+        self.view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.view.setMinimumHeight(240)
+        self.view.ci.setSpacing(0)
+        layout.addWidget(self.view, 1)
+        self.legend = QLabel()
+        self.legend.setObjectName("plotsLegend")
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        layout.addWidget(self.legend)
+
+        self.speed_plot = self._plot(0, self.tr("tokens/s"))
+        self.memory_plot = self._plot(1, self.tr("memory (MiB)"))
+        self.gpu_plot = self._plot(2, self.tr("GPU %"))
+        self.gpu_plot.setLabel("bottom", self.tr("seconds"))
+        self.gpu_plot.getAxis("bottom").setStyle(showValues=True)
+        for plot in (self.memory_plot, self.gpu_plot):
+            plot.setXLink(self.speed_plot)
+        self.gpu_plot.setYRange(0, 100, padding=0)
+
+        self.speed_curve = self.speed_plot.plot(pen=pg.mkPen(SPEED_COLOR, width=2))
+        self.speed_curve.setObjectName("speedCurve")
+        self.predicted_speed_line = self._predicted_line(self.speed_plot, SPEED_COLOR)
+        # The RSS area (filled from 0) shows the file-backed pages above the private area drawn
+        # over it: the top edge is the RSS that the predicted RAM is compared with.
+        self.rss_curve = self.memory_plot.plot(
+            pen=pg.mkPen(FILE_COLOR, width=1), fillLevel=0, brush=_color(FILE_COLOR, 150)
+        )
+        self.private_curve = self.memory_plot.plot(
+            pen=pg.mkPen(PRIVATE_COLOR, width=1.5),
+            fillLevel=0,
+            brush=_color(PRIVATE_COLOR, 170),
+        )
+        self.vram_curve = self.memory_plot.plot(pen=pg.mkPen(VRAM_COLOR, width=2))
+        self.predicted_ram_line = self._predicted_line(self.memory_plot, PRIVATE_COLOR)
+        self.predicted_vram_line = self._predicted_line(self.memory_plot, VRAM_COLOR)
+        self.gpu_curve = self.gpu_plot.plot(pen=pg.mkPen(GPU_COLOR, width=2))
+        self.gpu_text = pg.TextItem(anchor=(0.5, 0.5))
+        self.gpu_text.setParentItem(self.gpu_plot.getViewBox())
+        self.gpu_plot.getViewBox().sigResized.connect(self._place_gpu_text)
+        self.apply_palette()
+        self._write_legend()
+        self.set_gpu_message(self.tr("no readings yet"))
+        self._set_x_range(0.0)
+
+    # -- building ---------------------------------------------------------------------------------
+
+    def _plot(self, row: int, label: str) -> pg.PlotItem:
+        plot = self.view.addPlot(row=row, col=0)
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.setMouseEnabled(x=False, y=False)
+        plot.setClipToView(True)
+        plot.setDownsampling(auto=True, mode="peak")
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.setLabel("left", label)
+        plot.getAxis("left").setWidth(58)
+        plot.getAxis("bottom").setStyle(showValues=False)
+        plot.getViewBox().setDefaultPadding(0.0)
+        return plot
+
+    def _predicted_line(self, plot: pg.PlotItem, color: str) -> pg.InfiniteLine:
+        line = pg.InfiniteLine(
+            angle=0,
+            movable=False,
+            pen=_dashed(color),
+            label=self.tr("predicted"),
+            labelOpts={"position": 0.98, "color": color, "anchors": [(1, 1), (1, 1)]},
+        )
+        line.setVisible(False)
+        plot.addItem(line, ignoreBounds=True)
+        return line
+
+    def apply_palette(self) -> None:
+        """Follow the window's palette (light or dark)."""
+        palette = self.palette()
+        background = palette.color(QPalette.ColorRole.Base)
+        text = palette.color(QPalette.ColorRole.Text)
+        self.view.setBackground(background)
+        for plot in (self.speed_plot, self.memory_plot, self.gpu_plot):
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(text.name()))
+                axis.setTextPen(pg.mkPen(text.name()))
+        self.gpu_text.setColor(palette.color(QPalette.ColorRole.PlaceholderText))
+
+    def _write_legend(self) -> None:
+        def swatch(color: str, text: str, dashed: bool = False) -> str:
+            mark = "┅" if dashed else "■"
+            return f'<span style="color:{color}">{mark}</span>&nbsp;{text}'
+
+        def band(kind: str, text: str) -> str:
+            return f'<span style="color:{PHASE_COLORS[kind]}">▮</span>&nbsp;{text}'
+
+        parts = [
+            swatch(SPEED_COLOR, self.tr("tokens/s (last second)")),
+            swatch(PRIVATE_COLOR, self.tr("private RAM")),
+            swatch(FILE_COLOR, self.tr("file-backed RAM (model pages)")),
+            swatch(VRAM_COLOR, self.tr("VRAM")),
+            swatch("#8a8f96", self.tr("predicted"), dashed=True),
+            band("load", self.tr("load")),
+            band("prompt", self.tr("prompt")),
+            band("generation", self.tr("generation")),
+        ]
+        self.legend.setText(" &nbsp; ".join(parts))
+
+    # -- data -------------------------------------------------------------------------------------
+
+    def start_clock(self, t: float) -> None:
+        """Times are shown as seconds since the first ``t`` given here."""
+        if self.t0 is None:
+            self.t0 = t
+
+    def _x(self, t: float) -> float:
+        if self.t0 is None:
+            self.t0 = t
+        return t - self.t0
+
+    def add_speed(self, t: float, tokens_per_s: float | None) -> None:
+        """One point of the live generation speed; None breaks the line (between answers)."""
+        self._speed.append((self._x(t), _value(tokens_per_s)))
+        self._speed_dirty = True
+
+    def end_speed(self, t: float) -> None:
+        """Break the speed line (an answer ended): the next answer starts a new segment."""
+        last = self._speed.last()
+        if last is not None and not math.isnan(last[1]):
+            self.add_speed(t, None)
+
+    def add_memory(self, readings: Sequence[ProcessMemory]) -> None:
+        for r in readings:
+            private = r.private_bytes
+            file_backed = r.file_bytes
+            if private is None:  # no split on this platform: the whole RSS counts as private
+                private, file_backed = r.rss_bytes, 0
+            self._memory.append(
+                (
+                    self._x(r.t),
+                    float(r.rss_bytes),
+                    float(private),
+                    _value(file_backed),
+                    _value(r.vram_bytes),
+                    _value(r.gpu_util_pct),
+                )
+            )
+            self._gpu_seen = self._gpu_seen or r.gpu_util_pct is not None
+            self._vram_seen = self._vram_seen or r.vram_bytes is not None
+        if readings:
+            self._memory_dirty = True
+            last = readings[-1]
+            if last.gpu_util_pct is None and last.gpu_total_bytes is None:
+                self.set_gpu_message(self.tr("no GPU"))
+            else:
+                self.set_gpu_message("")
+
+    def end_memory(self, t: float) -> None:
+        """Break the memory lines (the worker ended)."""
+        last = self._memory.last()
+        if last is not None and not math.isnan(last[1]):
+            nan = math.nan
+            self._memory.append((self._x(t), nan, nan, nan, nan, nan))
+            self._memory_dirty = True
+
+    def set_predictions(
+        self,
+        *,
+        tokens_per_s: float | None,
+        ram_bytes: int | None,
+        vram_bytes: int | None,
+    ) -> None:
+        """The fit's prediction for the loaded settings (None hides a line)."""
+        self._predicted_speed = tokens_per_s
+        self._predicted_ram = ram_bytes
+        self._predicted_vram = vram_bytes or None  # 0 VRAM predicted: nothing to draw
+        self._memory_dirty = self._speed_dirty = True
+
+    def set_gpu_message(self, text: str) -> None:
+        """A sentence in the GPU plot instead of a curve ("no GPU"); empty shows the curve."""
+        if text == self._gpu_message:
+            return
+        self._gpu_message = text
+        self.gpu_text.setText(text)
+        self.gpu_text.setVisible(bool(text))
+        self.gpu_plot.getAxis("left").setStyle(showValues=not text)
+        self._place_gpu_text()
+
+    @property
+    def gpu_message(self) -> str:
+        return self._gpu_message
+
+    def _place_gpu_text(self) -> None:
+        box = self.gpu_plot.getViewBox()
+        rect = box.boundingRect()
+        self.gpu_text.setPos(rect.center())
+
+    # -- phases -----------------------------------------------------------------------------------
+
+    def begin_phase(self, kind: str, t: float) -> None:
+        """Shade from ``t`` on as ``kind`` (load, prompt, generation); ends the open phase."""
+        self.end_phase(t)
+        color = _color(PHASE_COLORS.get(kind, "#8a8f96"), PHASE_ALPHA)
+        x = self._x(t)
+        bands = []
+        for plot in (self.speed_plot, self.memory_plot, self.gpu_plot):
+            band = PhaseBand(x, x, color)
+            plot.addItem(band, ignoreBounds=True)
+            plot.getViewBox().sigRangeChanged.connect(band.view_range_changed)
+            bands.append(band)
+        self._phases.append(_Phase(kind, x, None, bands))
+        while len(self._phases) > MAX_PHASES:
+            self._remove_bands(self._phases.pop(0))
+
+    def _remove_bands(self, phase: _Phase) -> None:
+        for plot, band in zip(
+            (self.speed_plot, self.memory_plot, self.gpu_plot), phase.bands, strict=True
+        ):
+            plot.getViewBox().sigRangeChanged.disconnect(band.view_range_changed)
+            plot.removeItem(band)
+
+    def end_phase(self, t: float) -> None:
+        if self._phases and self._phases[-1].end is None:
+            phase = self._phases[-1]
+            phase.end = max(self._x(t), phase.start)
+            for band in phase.bands:
+                band.set_span(phase.start, phase.end)
+
+    @property
+    def phases(self) -> list[tuple[str, float, float | None]]:
+        """(kind, start, end) of the bands shown, in seconds on the time axis."""
+        return [(ph.kind, ph.start, ph.end) for ph in self._phases]
+
+    @property
+    def open_phase(self) -> str | None:
+        if self._phases and self._phases[-1].end is None:
+            return self._phases[-1].kind
+        return None
+
+    # -- drawing ----------------------------------------------------------------------------------
+
+    def refresh(self, now: float) -> None:
+        """Draw what changed since the last call (once per timer tick)."""
+        x_now = self._x(now)
+        if (
+            self._phases
+            and self._phases[-1].end is None
+            and (x_now - self._band_drawn_at >= BAND_INTERVAL_S)
+        ):
+            self._band_drawn_at = x_now
+            phase = self._phases[-1]
+            for band in phase.bands:
+                band.set_span(phase.start, max(x_now, phase.start))
+        self._set_x_range(x_now)
+        if self._speed_dirty:
+            self._speed_dirty = False
+            data = self._visible(self._speed.view())
+            self.speed_curve.setData(data[:, 0], data[:, 1], connect="finite")
+            self._show_line(self.predicted_speed_line, self._predicted_speed)
+            self._fit_y("speed", self.speed_plot, data[:, 1], [self._predicted_speed])
+        if self._memory_dirty:
+            self._memory_dirty = False
+            self._draw_memory()
+
+    def _visible(self, data: np.ndarray) -> np.ndarray:
+        """The rows from just before the left edge of the time axis on (times only grow), so
+        a long history costs nothing per redraw."""
+        if self._x_range is None or not len(data):
+            return data
+        start = int(np.searchsorted(data[:, 0], self._x_range[0], side="left"))
+        return data[max(start - 1, 0) :]
+
+    def _draw_memory(self) -> None:
+        data = self._visible(self._memory.view())
+        peak = max(
+            float(np.nanmax(data[:, 1])) if len(data) and not np.isnan(data[:, 1]).all() else 0.0,
+            float(self._predicted_ram or 0),
+            float(self._predicted_vram or 0),
+        )
+        scale = GIB if peak >= 8 * GIB else MIB
+        if scale != self._scale:
+            self._scale = scale
+            self.memory_plot.setLabel(
+                "left", self.tr("memory (GiB)") if scale == GIB else self.tr("memory (MiB)")
+            )
+        x = data[:, 0]
+        self.rss_curve.setData(x, data[:, 1] / scale, connect="finite")
+        self.private_curve.setData(x, data[:, 2] / scale, connect="finite")
+        if self._vram_seen:
+            self.vram_curve.setData(x, data[:, 4] / scale, connect="finite")
+        if self._gpu_seen:
+            self.gpu_curve.setData(x, data[:, 5], connect="finite")
+        ram = None if self._predicted_ram is None else self._predicted_ram / scale
+        vram = None if self._predicted_vram is None else self._predicted_vram / scale
+        self._show_line(self.predicted_ram_line, ram)
+        self._show_line(self.predicted_vram_line, vram)
+        self._fit_y("memory", self.memory_plot, data[:, 1] / scale, [ram, vram])
+
+    def _show_line(self, line: pg.InfiniteLine, value: float | None) -> None:
+        line.setVisible(value is not None)
+        if value is not None and line.value() != value:
+            line.setValue(value)
+
+    def _fit_y(
+        self,
+        key: str,
+        plot: pg.PlotItem,
+        values: np.ndarray,
+        predicted: Sequence[float | None],
+    ) -> None:
+        """0 to a little above the largest value or prediction (changed only when needed)."""
+        top = 0.0
+        if len(values) and not np.isnan(values).all():
+            top = float(np.nanmax(values))
+        top = max([top, *(v for v in predicted if v is not None)])
+        if top <= 0:
+            top = 1.0
+        current = self._y_max.get(key)
+        if current is None or top > current / 1.05 or top < current * 0.6:
+            self._y_max[key] = top * 1.3  # room above the highest line for its label
+            plot.setYRange(0, top * 1.3, padding=0)
+
+    def _set_x_range(self, x_now: float) -> None:
+        right = max(WINDOW_S, math.ceil((x_now + 1.0) / STEP_S) * STEP_S)
+        if self._x_range is None or self._x_range[1] != right:
+            self._x_range = (right - WINDOW_S, right)
+            self.speed_plot.setXRange(right - WINDOW_S, right, padding=0)
+
+    # -- for tests and the screenshot -------------------------------------------------------------
+
+    @property
+    def speed_points(self) -> int:
+        data = self._speed.view()
+        return int(np.count_nonzero(~np.isnan(data[:, 1]))) if len(data) else 0
+
+    @property
+    def memory_points(self) -> int:
+        data = self._memory.view()
+        return int(np.count_nonzero(~np.isnan(data[:, 1]))) if len(data) else 0
+
+    @property
+    def gpu_points(self) -> int:
+        data = self._memory.view()
+        return int(np.count_nonzero(~np.isnan(data[:, 5]))) if len(data) else 0
+
+    def clear(self) -> None:
+        """Forget every point and band (the time axis starts again)."""
+        self._speed.clear()
+        self._memory.clear()
+        for phase in self._phases:
+            self._remove_bands(phase)
+        self._phases.clear()
+        self.t0 = None
+        self._speed_dirty = self._memory_dirty = True

@@ -1,0 +1,497 @@
+"""How to load a model in the Playground: the model, its load settings and the fit's prediction.
+
+Three rows: the model (with the chat template it will get) and Load/Unload with the load's
+progress; the load settings (context, GPU layers with "all"/"none", threads, KV cache type, flash
+attention auto/on/off); the prediction for exactly these settings next to what was measured.
+The panel only holds values and says when they change; the page estimates, loads and unloads.
+
+Signals:
+    model_activated(str): a model was picked in the list (its file's path).
+    open_file_requested(): the person wants to pick a GGUF file on disk.
+    settings_changed(): a load setting changed (the prediction is stale).
+    load_requested(), unload_requested(): the buttons.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.engine import LoadSettings, ProcessMemory, auto_flash_attn, template_names
+from desktop.core.engine import protocol as p
+from desktop.core.fit import FitResult
+from desktop.ui import format as fmt
+from desktop.ui.theme import icon
+
+MIN_CONTEXT = 256
+MAX_CONTEXT = 1 << 20
+FLASH_CHOICES = ("auto", "on", "off")
+
+
+def flash_attn_for(choice: str, cache_type: str) -> bool:
+    """Flash attention for the combo's choice; "auto" is the engine's rule
+    (:func:`desktop.core.engine.auto_flash_attn`), kept in that one place."""
+    if choice == "on":
+        return True
+    if choice == "off":
+        return False
+    return auto_flash_attn(cache_type)
+
+
+class LayersSpin(QSpinBox):
+    """GPU layers 0..n, and one more step that means "all" (every layer and the output)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setRange(0, 1)
+        self._all_text = self.tr("all")
+
+    def set_layers(self, n_layers: int) -> None:
+        self.setRange(0, max(n_layers, 0) + 1)
+
+    def textFromValue(self, value: int) -> str:
+        return self._all_text if value == self.maximum() else str(value)
+
+    def valueFromText(self, text: str) -> int:
+        if text.strip().lower() in (self._all_text.lower(), "all", "-1"):
+            return self.maximum()
+        try:
+            return int(text)
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        stripped = text.strip().lower()
+        if stripped in (self._all_text.lower(), "all") or stripped.isdigit():
+            return QValidator.State.Acceptable, text, pos
+        if self._all_text.lower().startswith(stripped) or "all".startswith(stripped):
+            return QValidator.State.Intermediate, text, pos
+        return QValidator.State.Invalid, text, pos
+
+    @property
+    def llama_value(self) -> int:
+        """What llama.cpp gets: -1 for "all"."""
+        return -1 if self.value() == self.maximum() else self.value()
+
+    def set_llama_value(self, value: int) -> None:
+        self.setValue(self.maximum() if value < 0 or value >= self.maximum() else value)
+
+
+class LoadPanel(QWidget):
+    """The Playground's load bar (see the module docstring)."""
+
+    model_activated = Signal(str)
+    open_file_requested = Signal()
+    settings_changed = Signal()
+    load_requested = Signal()
+    unload_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("loadPanel")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(6)
+        outer.addLayout(self._model_row())
+        outer.addLayout(self._settings_row())
+        outer.addLayout(self._prediction_row())
+        for signal in (
+            self.ctx_spin.valueChanged,
+            self.layers_spin.valueChanged,
+            self.threads_spin.valueChanged,
+            self.cache_combo.currentIndexChanged,
+            self.flash_combo.currentIndexChanged,
+            self.template_combo.currentIndexChanged,
+        ):
+            signal.connect(self._on_setting_changed)
+
+    # -- building ---------------------------------------------------------------------------------
+
+    def _label(self, text: str, buddy: QWidget) -> QLabel:
+        label = QLabel(text)
+        label.setBuddy(buddy)
+        return label
+
+    def _model_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.model_combo = QComboBox()
+        self.model_combo.setObjectName("modelCombo")
+        self.model_combo.setAccessibleName(self.tr("Model"))
+        self.model_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.model_combo.setMinimumContentsLength(24)
+        self.model_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.model_combo.setPlaceholderText(self.tr("Pick a model on this machine"))
+        self.model_combo.activated.connect(self._on_model_combo_activated)
+        self.open_button = QPushButton(icon("open"), self.tr("Open…"))
+        self.open_button.setObjectName("openModelButton")
+        self.open_button.setToolTip(self.tr("Open a GGUF file from disk."))
+        self.open_button.clicked.connect(self.open_file_requested)
+        self.template_combo = QComboBox()
+        self.template_combo.setObjectName("templateCombo")
+        self.template_combo.setAccessibleName(self.tr("Chat template"))
+        self.template_combo.setToolTip(
+            self.tr(
+                "The chat template that turns the conversation into the model's prompt: the "
+                "file's own, or one chosen by architecture when the file has none, or one you "
+                "pick."
+            )
+        )
+        self.set_template_facts(None, None)
+        self.load_button = QPushButton(icon("play"), self.tr("Load"))
+        self.load_button.setObjectName("loadButton")
+        self.load_button.setEnabled(False)
+        self.load_button.clicked.connect(self.load_requested)
+        self.unload_button = QPushButton(icon("stop"), self.tr("Unload"))
+        self.unload_button.setObjectName("unloadButton")
+        self.unload_button.setToolTip(
+            self.tr("End the model's worker process and free its memory.")
+        )
+        self.unload_button.setEnabled(False)
+        self.unload_button.clicked.connect(self.unload_requested)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("loadProgress")
+        self.progress.setRange(0, 100)
+        self.progress.setFixedWidth(110)
+        self.progress.setVisible(False)
+        self.progress.setAccessibleName(self.tr("Loading"))
+        self.load_label = QLabel()
+        self.load_label.setObjectName("loadLabel")
+        row.addWidget(self._label(self.tr("Model"), self.model_combo))
+        row.addWidget(self.model_combo, 3)
+        row.addWidget(self.open_button)
+        row.addSpacing(8)
+        row.addWidget(self._label(self.tr("Template"), self.template_combo))
+        row.addWidget(self.template_combo, 1)
+        row.addSpacing(8)
+        row.addWidget(self.load_button)
+        row.addWidget(self.unload_button)
+        row.addWidget(self.progress)
+        row.addWidget(self.load_label)
+        return row
+
+    def _settings_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.ctx_spin = QSpinBox()
+        self.ctx_spin.setObjectName("ctxSpin")
+        self.ctx_spin.setAccessibleName(self.tr("Context length in tokens"))
+        self.ctx_spin.setRange(MIN_CONTEXT, MAX_CONTEXT)
+        self.ctx_spin.setSingleStep(1024)
+        self.ctx_spin.setGroupSeparatorShown(True)
+        self.ctx_spin.setKeyboardTracking(False)
+        self.ctx_spin.setToolTip(
+            self.tr("Tokens of conversation the model keeps; the KV cache grows with it.")
+        )
+        self.layers_spin = LayersSpin()
+        self.layers_spin.setObjectName("gpuLayersSpin")
+        self.layers_spin.setAccessibleName(self.tr("GPU layers"))
+        self.layers_spin.setKeyboardTracking(False)
+        self.all_button = QToolButton()
+        self.all_button.setObjectName("allLayersButton")
+        self.all_button.setText(self.tr("all"))
+        self.all_button.setToolTip(self.tr("Every layer and the output layer on the GPU."))
+        self.all_button.clicked.connect(
+            lambda: self.layers_spin.setValue(self.layers_spin.maximum())
+        )
+        self.none_button = QToolButton()
+        self.none_button.setObjectName("noLayersButton")
+        self.none_button.setText(self.tr("none"))
+        self.none_button.setToolTip(self.tr("Everything on the CPU."))
+        self.none_button.clicked.connect(lambda: self.layers_spin.setValue(0))
+        self.threads_spin = QSpinBox()
+        self.threads_spin.setObjectName("threadsSpin")
+        self.threads_spin.setAccessibleName(self.tr("CPU threads"))
+        self.threads_spin.setRange(1, max(os.cpu_count() or 1, 1) * 4)
+        self.threads_spin.setToolTip(
+            self.tr("CPU threads; llama.cpp runs best with one per physical core.")
+        )
+        self.cache_combo = QComboBox()
+        self.cache_combo.setObjectName("cacheTypeCombo")
+        self.cache_combo.setAccessibleName(self.tr("KV cache type"))
+        for cache in p.CACHE_TYPES:
+            self.cache_combo.addItem(cache, cache)
+        self.cache_combo.setToolTip(
+            self.tr(
+                "The KV cache's type: q8_0 halves and q4_0 quarters its memory, at a small cost "
+                "in quality; a quantized cache needs flash attention."
+            )
+        )
+        self.flash_combo = QComboBox()
+        self.flash_combo.setObjectName("flashAttnCombo")
+        self.flash_combo.setAccessibleName(self.tr("Flash attention"))
+        for key, text in zip(
+            FLASH_CHOICES, (self.tr("auto"), self.tr("on"), self.tr("off")), strict=True
+        ):
+            self.flash_combo.addItem(text, key)
+        self.flash_combo.setToolTip(
+            self.tr("auto: on for a quantized KV cache (llama.cpp needs it there), else off.")
+        )
+        self.problem_label = QLabel()
+        self.problem_label.setObjectName("loadProblem")
+        self.problem_label.setStyleSheet("color: #c0392b;")
+        self.problem_label.setWordWrap(True)
+        row.addWidget(self._label(self.tr("Context"), self.ctx_spin))
+        row.addWidget(self.ctx_spin)
+        row.addSpacing(8)
+        row.addWidget(self._label(self.tr("GPU layers"), self.layers_spin))
+        row.addWidget(self.layers_spin)
+        row.addWidget(self.all_button)
+        row.addWidget(self.none_button)
+        row.addSpacing(8)
+        row.addWidget(self._label(self.tr("Threads"), self.threads_spin))
+        row.addWidget(self.threads_spin)
+        row.addSpacing(8)
+        row.addWidget(self._label(self.tr("KV cache"), self.cache_combo))
+        row.addWidget(self.cache_combo)
+        row.addSpacing(8)
+        row.addWidget(self._label(self.tr("Flash attention"), self.flash_combo))
+        row.addWidget(self.flash_combo)
+        row.addSpacing(8)
+        row.addWidget(self.problem_label, 1)
+        return row
+
+    def _prediction_row(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        self.prediction_label = QLabel()
+        self.prediction_label.setObjectName("predictionLabel")
+        self.prediction_label.setToolTip(
+            self.tr("What the fit estimator predicts for these settings on the active profile.")
+        )
+        self.measured_label = QLabel()
+        self.measured_label.setObjectName("measuredLabel")
+        self.measured_label.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.measured_label.setToolTip(
+            self.tr("What the loaded model's worker uses now (refreshed twice a second).")
+        )
+        row.addWidget(self.prediction_label, 1)
+        row.addWidget(self.measured_label, 1)
+        return row
+
+    # -- models -----------------------------------------------------------------------------------
+
+    def set_models(self, models: list[tuple[str, str]], current: str | None) -> None:
+        """``(label, path)`` pairs; ``current`` stays selected when it is one of them."""
+        combo = self.model_combo
+        combo.blockSignals(True)
+        combo.clear()
+        for label, path in models:
+            combo.addItem(label, path)
+            combo.setItemData(combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+        index = combo.findData(current) if current else -1
+        combo.setCurrentIndex(index)
+        combo.blockSignals(False)
+
+    def add_model(self, label: str, path: str) -> None:
+        """Add (or select) one model and make it current."""
+        combo = self.model_combo
+        index = combo.findData(path)
+        if index < 0:
+            combo.addItem(label, path)
+            index = combo.count() - 1
+            combo.setItemData(index, path, Qt.ItemDataRole.ToolTipRole)
+        combo.blockSignals(True)
+        combo.setCurrentIndex(index)
+        combo.blockSignals(False)
+
+    def current_path(self) -> str | None:
+        data = self.model_combo.currentData()
+        return str(data) if data else None
+
+    def _on_model_combo_activated(self, index: int) -> None:
+        path = self.model_combo.itemData(index)
+        if path:
+            self.model_activated.emit(str(path))
+
+    # -- facts and prefill ------------------------------------------------------------------------
+
+    def set_template_facts(self, has_template: bool | None, fallback: str | None) -> None:
+        """The first item says what "automatic" means for this file."""
+        combo = self.template_combo
+        chosen = combo.currentData() if combo.count() else None
+        combo.blockSignals(True)
+        combo.clear()
+        if has_template is None:
+            auto = self.tr("automatic")
+        elif has_template:
+            auto = self.tr("the file's own")
+        else:
+            auto = self.tr("by architecture: %1").replace("%1", fallback or "chatml")
+        combo.addItem(auto, "")
+        combo.insertSeparator(1)
+        for name in template_names():
+            combo.addItem(name, name)
+        index = combo.findData(chosen) if chosen else 0
+        combo.setCurrentIndex(max(index, 0))
+        combo.blockSignals(False)
+
+    def prefill(
+        self,
+        *,
+        n_layers: int,
+        n_ctx: int,
+        n_ctx_train: int | None,
+        gpu_layers: int,
+        threads: int,
+        cache_type: str = "f16",
+    ) -> None:
+        """The settings for a newly chosen model (one change signal at the end)."""
+        widgets = (self.ctx_spin, self.layers_spin, self.threads_spin, self.cache_combo)
+        for widget in widgets:
+            widget.blockSignals(True)
+        self.cache_combo.setCurrentIndex(max(self.cache_combo.findData(cache_type), 0))
+        self.layers_spin.set_layers(n_layers)
+        self.layers_spin.set_llama_value(gpu_layers)
+        if n_ctx_train:
+            self.ctx_spin.setMaximum(max(MIN_CONTEXT, min(MAX_CONTEXT, n_ctx_train)))
+        else:
+            self.ctx_spin.setMaximum(MAX_CONTEXT)
+        self.ctx_spin.setValue(n_ctx)
+        self.threads_spin.setValue(threads)
+        for widget in widgets:
+            widget.blockSignals(False)
+        self._on_setting_changed()
+
+    def set_offload_available(self, available: bool) -> None:
+        """A CPU-only llama.cpp build cannot offload: the GPU layer controls say so."""
+        for widget in (self.layers_spin, self.all_button, self.none_button):
+            widget.setEnabled(available)
+        self.layers_spin.setToolTip(
+            self.tr("Layers on the GPU: the fit's best value is filled in.")
+            if available
+            else self.tr("This llama.cpp build runs on the CPU only: nothing is offloaded.")
+        )
+
+    # -- values -----------------------------------------------------------------------------------
+
+    @property
+    def cache_type(self) -> p.CacheType:
+        value = str(self.cache_combo.currentData() or "f16")
+        return value if value in ("q8_0", "q4_0") else "f16"  # type: ignore[return-value]
+
+    @property
+    def flash_attn(self) -> bool:
+        return flash_attn_for(str(self.flash_combo.currentData()), self.cache_type)
+
+    @property
+    def template(self) -> str | None:
+        return str(self.template_combo.currentData() or "") or None
+
+    def load_settings(self) -> LoadSettings:
+        """The settings as the engine takes them; UsageError for a combination it refuses."""
+        return LoadSettings(
+            n_ctx=self.ctx_spin.value(),
+            n_gpu_layers=self.layers_spin.llama_value if self.layers_spin.isEnabled() else 0,
+            n_threads=self.threads_spin.value(),
+            flash_attn=self.flash_attn,
+            template=self.template,
+            cache_type=self.cache_type,
+        )
+
+    def problem(self) -> str:
+        """Why these settings cannot be loaded ("" when they can)."""
+        if self.cache_type != "f16" and not self.flash_attn:
+            return self.tr("A quantized KV cache needs flash attention (auto or on).")
+        return ""
+
+    def _on_setting_changed(self) -> None:
+        problem = self.problem()
+        self.problem_label.setText(problem)
+        self.settings_changed.emit()
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def set_state(self, *, can_load: bool, loading: bool, loaded: bool) -> None:
+        self.load_button.setEnabled(can_load and not loading and not self.problem())
+        self.unload_button.setEnabled(loading or loaded)
+        self.unload_button.setText(self.tr("Cancel") if loading else self.tr("Unload"))
+        self.progress.setVisible(loading)
+
+    def set_progress(self, fraction: float | None) -> None:
+        if fraction is None:
+            self.progress.setRange(0, 0)
+        else:
+            self.progress.setRange(0, 100)
+            self.progress.setValue(int(fraction * 100))
+
+    def set_prediction_text(self, text: str) -> None:
+        self.prediction_label.setText(text)
+
+    def show_prediction(self, result: FitResult | None, where: str) -> None:
+        """``predicted for this machine: CPU · RAM ≈210 MiB · VRAM ≈0 B · ≈105 t/s · load
+        ≈0.2 s`` (``where``: the profile the fit was for)."""
+        if result is None:
+            self.prediction_label.setText("")
+            return
+        parts = [
+            fmt.verdict_word(result),
+            self.tr("RAM ≈%1").replace("%1", fmt.size(result.ram_bytes)),
+            self.tr("VRAM ≈%1").replace("%1", fmt.size(result.vram_bytes)),
+            fmt.rate(result.tokens_per_s, predicted=True),
+            self.tr("load ≈%1").replace("%1", fmt.seconds(result.load_seconds)),
+        ]
+        self.prediction_label.setText(
+            self.tr("predicted for %1: %2").replace("%1", where).replace("%2", " · ".join(parts))
+        )
+
+    def fit_warning(self, result: FitResult, label: str) -> str:
+        """Why the fit says a model will not fit, with the numbers (asked before loading)."""
+        lines = [
+            self.tr("The fit says %1 will not fit with these settings.").replace("%1", label),
+            self.tr("Needs about %1 of RAM; %2 is available.")
+            .replace("%1", fmt.size(result.ram_full_context_bytes or result.ram_bytes))
+            .replace("%2", fmt.size(result.ram_available_bytes)),
+        ]
+        if result.vram_bytes:
+            lines.append(
+                self.tr("Needs about %1 of VRAM; %2 is free.")
+                .replace("%1", fmt.size(result.vram_bytes))
+                .replace("%2", fmt.size(sum(result.vram_free_bytes)))
+            )
+        lines.extend(result.reasons[:3])
+        lines.append(self.tr("Load anyway? The worker may be stopped for lack of memory."))
+        return "\n".join(lines)
+
+    def show_measured(self, reading: ProcessMemory | None, tokens_per_s: float | None) -> None:
+        """The worker's memory now and the speed (live, or the last answer's); nothing
+        without a reading."""
+        if reading is None:
+            self.measured_label.setText("")
+            return
+        parts = [self.tr("RAM %1").replace("%1", fmt.size(reading.rss_bytes))]
+        if reading.private_bytes is not None:
+            parts.append(self.tr("private %1").replace("%1", fmt.size(reading.private_bytes)))
+        if reading.vram_bytes is not None:
+            parts.append(self.tr("VRAM %1").replace("%1", fmt.size(reading.vram_bytes)))
+        if reading.gpu_util_pct is not None:
+            parts.append(self.tr("GPU %1%").replace("%1", fmt.number(reading.gpu_util_pct)))
+        if tokens_per_s is not None:
+            parts.append(fmt.rate(tokens_per_s))
+        self.measured_label.setText(self.tr("measured: %1").replace("%1", " · ".join(parts)))
+
+    def set_load_text(self, text: str) -> None:
+        self.load_label.setText(text)
+
+    def describe_settings(self) -> str:
+        """The settings in a few words, for notes in the transcript."""
+        return (
+            self.tr("context %1, GPU layers %2, %3 threads, KV %4")
+            .replace("%1", fmt.integer(self.ctx_spin.value()))
+            .replace("%2", self.layers_spin.textFromValue(self.layers_spin.value()))
+            .replace("%3", str(self.threads_spin.value()))
+            .replace("%4", self.cache_type)
+        )

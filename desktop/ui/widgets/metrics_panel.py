@@ -1,0 +1,179 @@
+"""Predicted next to measured after an answer: memory and speed, with the error in percent.
+
+The figures are a :class:`~desktop.core.engine.RunReport` — the same numbers as
+``llm-scout run --json`` (:meth:`RunReport.to_dict`), defined once in the engine's metrics
+module: RAM is the worker's peak RSS from the end of the load to the end of the answer (split
+into private and file-backed pages), VRAM its own peak on NVIDIA, speed the generation tokens/s.
+The error is ``(predicted - measured) / measured``: positive when the estimate was high.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.engine import RunReport
+from desktop.ui import format as fmt
+
+
+def finish_text(reason: str | None) -> str:
+    """Why an answer stopped, in words."""
+    texts = {
+        "stop": QCoreApplication.translate("Metrics", "the model ended its answer"),
+        "length": QCoreApplication.translate("Metrics", "max tokens reached"),
+        "context": QCoreApplication.translate("Metrics", "the context is full"),
+        "cancelled": QCoreApplication.translate("Metrics", "stopped"),
+        "crashed": QCoreApplication.translate("Metrics", "the engine stopped"),
+    }
+    return texts.get(reason or "", reason or "-")
+
+
+def error_text(percent: float | None) -> str:
+    """``+1.7%`` / ``−3.0%``; ``-`` when either side is unknown."""
+    if percent is None:
+        return "-"
+    sign = "+" if percent >= 0 else "−"
+    return sign + fmt.number(abs(percent), 1) + "%"
+
+
+def answer_summary(report: RunReport) -> str:
+    """TTFT 142 ms · prompt 512 t @ 1,830 t/s · 256 t @ 58.2 t/s · stop: length."""
+    m = report.metrics
+    tr = QCoreApplication.translate
+    parts = [
+        tr("Metrics", "TTFT %1").replace(
+            "%1", fmt.seconds(None if m.ttft_ms is None else m.ttft_ms / 1000)
+        ),
+        tr("Metrics", "prompt %1 t @ %2")
+        .replace("%1", fmt.integer(m.prompt_tokens))
+        .replace("%2", fmt.rate(m.prompt_tokens_per_s)),
+        tr("Metrics", "%1 t @ %2")
+        .replace("%1", fmt.integer(m.generated_tokens))
+        .replace("%2", fmt.rate(m.tokens_per_s)),
+        tr("Metrics", "stop: %1").replace("%1", finish_text(report.finish_reason)),
+    ]
+    return " · ".join(parts)
+
+
+class MetricsPanel(QFrame):
+    """A small table: RAM, VRAM and speed, predicted / measured / error, and the answer's
+    timings under it. ``report_dict`` is the last report as ``run --json`` prints it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("metricsPanel")
+        self.setAccessibleName(self.tr("Predicted and measured"))
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.report_dict: dict[str, Any] | None = None
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(10, 8, 10, 8)
+        outer.setSpacing(4)
+        title = QLabel(self.tr("Last answer: predicted vs measured"))
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        outer.addWidget(title)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(2)
+        headers = ("", self.tr("predicted"), self.tr("measured"), self.tr("error"))
+        for column, text in enumerate(headers):
+            label = QLabel(text)
+            label.setEnabled(False)
+            if column:
+                label.setAlignment(Qt.AlignmentFlag.AlignRight)
+            grid.addWidget(label, 0, column)
+        self.cells: dict[str, tuple[QLabel, QLabel, QLabel]] = {}
+        rows = (
+            ("ram", self.tr("RAM (peak RSS)")),
+            ("private", self.tr("  private")),
+            ("file", self.tr("  file-backed")),
+            ("vram", self.tr("VRAM (peak)")),
+            ("speed", self.tr("generation")),
+        )
+        for row, (key, text) in enumerate(rows, start=1):
+            grid.addWidget(QLabel(text), row, 0)
+            cells = []
+            for column, part in enumerate(("Predicted", "Measured", "Error"), start=1):
+                cell = QLabel("-")
+                cell.setObjectName(f"{key}{part}")
+                cell.setAlignment(Qt.AlignmentFlag.AlignRight)
+                cell.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                grid.addWidget(cell, row, column)
+                cells.append(cell)
+            self.cells[key] = (cells[0], cells[1], cells[2])
+        grid.setColumnStretch(0, 1)
+        outer.addLayout(grid)
+        self.summary = QLabel(self.tr("Ask something to measure an answer."))
+        self.summary.setObjectName("answerSummary")
+        self.summary.setWordWrap(True)
+        outer.addWidget(self.summary)
+        self.warning = QLabel()
+        self.warning.setObjectName("speedWarning")
+        self.warning.setWordWrap(True)
+        self.warning.setStyleSheet("color: #c0392b;")
+        self.warning.setVisible(False)
+        outer.addWidget(self.warning)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        self.calibrate_button = QPushButton(self.tr("Store as calibration"))
+        self.calibrate_button.setObjectName("calibrateButton")
+        self.calibrate_button.setEnabled(False)
+        self.calibrate_button.setToolTip(
+            self.tr(
+                "Storing predicted/measured pairs to calibrate the estimates for this machine "
+                "comes with the calibration store in a later version."
+            )
+        )
+        buttons.addWidget(self.calibrate_button)
+        outer.addLayout(buttons)
+
+    def _set(self, key: str, predicted: str, measured: str, error: str) -> None:
+        for cell, text in zip(self.cells[key], (predicted, measured, error), strict=True):
+            cell.setText(text)
+
+    def show_report(self, report: RunReport) -> None:
+        """Fill the table from one finished (or stopped) answer."""
+        self.report_dict = report.to_dict()
+        m = report.metrics
+        self._set(
+            "ram",
+            fmt.size(report.predicted_ram_bytes),
+            fmt.size(report.rss_peak_bytes),
+            error_text(report.ram_error_pct),
+        )
+        self._set("private", "", fmt.size(report.private_peak_bytes), "")
+        self._set("file", "", fmt.size(report.file_peak_bytes), "")
+        self._set(
+            "vram",
+            fmt.size(report.predicted_vram_bytes),
+            fmt.size(report.vram_peak_bytes) if report.vram_peak_bytes is not None else "-",
+            error_text(report.vram_error_pct),
+        )
+        self._set(
+            "speed",
+            fmt.rate(report.predicted_tokens_per_s, predicted=True),
+            fmt.rate(m.tokens_per_s),
+            error_text(report.speed_error_pct),
+        )
+        self.summary.setText(answer_summary(report))
+        warning = report.speed_warning()
+        self.warning.setText(warning or "")
+        self.warning.setVisible(bool(warning))
+
+    def clear_report(self) -> None:
+        self.report_dict = None
+        for key in self.cells:
+            self._set(key, "-", "-", "-")
+        self.summary.setText(self.tr("Ask something to measure an answer."))
+        self.warning.setVisible(False)

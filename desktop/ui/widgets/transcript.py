@@ -1,0 +1,209 @@
+"""The conversation as one document: what you wrote as plain text, answers as Markdown.
+
+:class:`TranscriptView` is a read-only ``QTextBrowser``. Finished turns stay as they were
+inserted. The answer being streamed is drawn when :meth:`TranscriptView.flush` runs (the page's
+timer, about 30 times a second), never once per token: new text is appended as it is, and the
+whole answer is rendered again as Markdown at most every 0.3 s (and once more at its end), so a
+long answer costs no more per tick than a short one. Markdown is Qt's own (md4c, GitHub
+dialect, raw HTML off, so a model cannot inject markup): code blocks and inline code get the
+system's fixed-pitch font. The engine streams whole UTF-8 characters, and the view only ever
+appends the text it is given, so Chinese text arrives whole (no U+FFFD).
+"""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+CURSOR_MARK = "▍"
+MARKDOWN = QTextDocument.MarkdownFeature.MarkdownDialectGitHub  # raw HTML is dropped below
+NO_HTML = QTextDocument.MarkdownFeature.MarkdownNoHTML
+USER_COLOR = "#2f6fd0"
+MODEL_COLOR = "#2e9d57"
+MARKDOWN_INTERVAL_S = 0.3  # the streamed answer's Markdown is rendered again at most this often
+
+
+class TranscriptView(QTextBrowser):
+    """The chat transcript. Add turns in order; stream an answer between
+    :meth:`begin_answer` and :meth:`end_answer`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("transcript")
+        self.setAccessibleName(self.tr("Conversation"))
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setReadOnly(True)
+        self.document().setUndoRedoEnabled(False)
+        self.document().setDocumentMargin(10)
+        self._answer_start: int | None = None
+        self._answer = ""
+        self._unrendered = ""  # text appended since the last Markdown render
+        self._next_render = 0.0
+        self.renders = 0  # how many times the streamed answer was rendered (for tests)
+
+    # -- plain blocks -----------------------------------------------------------------------------
+
+    def _cursor_at_end(self) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        return cursor
+
+    def _new_block(self, top_margin: float = 0.0) -> QTextCursor:
+        """A cursor in a fresh, unformatted block at the end (Markdown before it may have left
+        a code or list format on the last block)."""
+        cursor = self._cursor_at_end()
+        block = QTextBlockFormat()
+        block.setTopMargin(top_margin)
+        if self.document().isEmpty():
+            cursor.setBlockFormat(block)
+            cursor.setCharFormat(QTextCharFormat())
+        else:
+            cursor.insertBlock(block, QTextCharFormat())
+        return cursor
+
+    def _line(
+        self,
+        text: str,
+        *,
+        bold: bool = False,
+        italic: bool = False,
+        color: str | None = None,
+        smaller: bool = False,
+        top_margin: float = 0.0,
+    ) -> None:
+        at_bottom = self._at_bottom()
+        cursor = self._new_block(top_margin)
+        char = QTextCharFormat()
+        if bold:
+            char.setFontWeight(QFont.Weight.Bold)
+        char.setFontItalic(italic)
+        if color:
+            char.setForeground(QColor(color))
+        if smaller:
+            char.setFontPointSize(max(self.font().pointSizeF() * 0.88, 7.0))
+        cursor.insertText(text, char)
+        self._follow(at_bottom)
+
+    def _muted(self) -> str:
+        return self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+
+    def add_system(self, text: str) -> None:
+        """The system prompt, as a muted line."""
+        self._line(self.tr("System: %1").replace("%1", text), italic=True, color=self._muted())
+
+    def add_note(self, text: str) -> None:
+        """Something that happened (a model loaded, the engine stopped), as a muted line."""
+        self._line(text, italic=True, color=self._muted(), smaller=True, top_margin=6)
+
+    def add_user(self, text: str, speaker: str | None = None) -> None:
+        """What the person wrote, as plain text (never interpreted as Markdown)."""
+        self._line(speaker or self.tr("You"), bold=True, color=USER_COLOR, top_margin=10)
+        self._line(text)
+
+    # -- the streamed answer ----------------------------------------------------------------------
+
+    @property
+    def streaming(self) -> bool:
+        return self._answer_start is not None
+
+    @property
+    def answer(self) -> str:
+        """The text of the answer being streamed (or the last one)."""
+        return self._answer
+
+    def begin_answer(self, speaker: str) -> None:
+        self._line(speaker, bold=True, color=MODEL_COLOR, top_margin=10)
+        cursor = self._new_block()
+        self._answer_start = cursor.position()
+        self._answer = ""
+        self._unrendered = ""
+        self._render(CURSOR_MARK)
+
+    def append_answer(self, text: str) -> None:
+        """More of the answer (drawn at the next :meth:`flush`)."""
+        if self._answer_start is None or not text:
+            return
+        self._answer += text
+        self._unrendered += text
+
+    def flush(self, *, force: bool = False) -> bool:
+        """Draw what came since the last flush; returns whether anything changed. The answer
+        is rendered as Markdown again when ``MARKDOWN_INTERVAL_S`` has passed (or ``force``),
+        else the new text is appended as it is, before the cursor mark."""
+        if self._answer_start is None or not self._unrendered:
+            return False
+        now = time.perf_counter()
+        if force or now >= self._next_render:
+            self._render(self._answer + CURSOR_MARK)
+            self._next_render = now + MARKDOWN_INTERVAL_S
+        else:
+            at_bottom = self._at_bottom()
+            cursor = self._cursor_at_end()
+            cursor.movePosition(
+                QTextCursor.MoveOperation.Left, QTextCursor.MoveMode.MoveAnchor, len(CURSOR_MARK)
+            )
+            cursor.insertText(self._unrendered)
+            self._follow(at_bottom)
+        self._unrendered = ""
+        return True
+
+    def _render(self, markdown: str) -> None:
+        assert self._answer_start is not None
+        at_bottom = self._at_bottom()
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        cursor.setPosition(self._answer_start)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        cursor.setBlockFormat(QTextBlockFormat())
+        cursor.setCharFormat(QTextCharFormat())
+        cursor.insertMarkdown(markdown, MARKDOWN | NO_HTML)
+        cursor.endEditBlock()
+        self.renders += 1
+        self._follow(at_bottom)
+
+    def end_answer(self, footer: str = "", text: str | None = None) -> None:
+        """The answer is complete: drawn once more without the cursor mark (as ``text`` when
+        given: the answer as the engine kept it), then ``footer`` (its metrics) under it."""
+        if self._answer_start is not None:
+            if text is not None:
+                self._answer = text
+            self._render(self._answer)
+            self._answer_start = None
+            self._unrendered = ""
+        if footer:
+            self._line(footer, color=self._muted(), smaller=True)
+
+    def add_answer(self, speaker: str, text: str, footer: str = "") -> None:
+        """A finished answer at once (when the transcript is drawn again)."""
+        self.begin_answer(speaker)
+        self._answer = text
+        self.end_answer(footer)
+
+    # -- scrolling --------------------------------------------------------------------------------
+
+    def _at_bottom(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 4
+
+    def _follow(self, at_bottom: bool) -> None:
+        if at_bottom:
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.maximum())
+
+    def clear_all(self) -> None:
+        self.clear()
+        self._answer_start = None
+        self._answer = ""
+        self._unrendered = ""
