@@ -1,17 +1,19 @@
 """`llm-scout compare`: the same prompts on two to six models, side by side.
 
     llm-scout compare --models M1 M2 [...] (--prompt TEXT | --suite NAME_OR_FILE)
-                      [--mode fair|parallel] [--blind] [--ctx N] [--seed S] [--max-tokens N]
-                      [--out report.md|.csv|.json]
+                      [--mode fair|parallel] [--blind] [--ctx N] [--ngl N] [--threads N]
+                      [--cache-type f16|q8_0|q4_0] [--temp T] [--seed S] [--max-tokens N]
+                      [--system S] [--title T] [--out report.md|.csv|.json] [--json]
     llm-scout compare --list [--search TEXT] [--model M]
     llm-scout compare --show ID | --resume ID | --rerun ID | --delete ID
     llm-scout compare --suites
 
-A model may carry its own settings after ``@`` (``smollm2@temp=0.2,ctx=1024``), so one file
-can compete with itself. Progress goes to stderr (one line that updates on a terminal, one line
-per answer otherwise); the report goes to ``--out`` in the format its extension names, else
-Markdown (or ``--json``) on stdout. Every answer is stored in the history as it finishes:
-an interrupted comparison is listed as partial and ``--resume ID`` runs what is missing.
+A model may carry its own settings after ``@`` (``smollm2@temp=0.2,ctx=1024``,
+``qwen2.5-7b-instruct:Q4_K_M@cache=q8_0``), so one file can compete with itself. Progress goes
+to stderr (one line that updates on a terminal, one line per answer otherwise); the report goes
+to ``--out`` in the format its extension names, else Markdown (or ``--json``) on stdout. Every
+answer is stored in the history as it finishes: an interrupted comparison is listed as partial
+and ``--resume ID`` runs what is missing.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from desktop.core.compare import (
     to_dict,
     write_report,
 )
-from desktop.core.engine import LoadSettings
+from desktop.core.engine import LoadSettings, auto_flash_attn
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
 from desktop.core.history import History
@@ -65,8 +67,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Run the same prompts on two to six models side by side: TTFT, tokens/s, "
         "peak memory, predicted vs measured, checks passed. MODEL is a GGUF file, a catalog "
         "variant or a demo key, optionally with settings: smollm2@temp=0.2,ctx=1024 (keys: "
-        "ctx, ngl, threads, template, temp, top_p, top_k, min_p, repeat_penalty, seed, "
-        "max_tokens, cache, name).",
+        "ctx, ngl, threads, template, cache (KV cache type), fa (flash attention on/off), "
+        "temp, top_p, top_k, min_p, repeat_penalty, seed, max_tokens, name).",
     )
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--models", nargs="+", metavar="MODEL", help="two to six models")
@@ -101,6 +103,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--ngl", type=int, default=0, metavar="N", help="layers on the GPU")
     parser.add_argument("--threads", type=int, default=None, metavar="N", help="CPU threads")
+    parser.add_argument(
+        "--cache-type",
+        choices=("f16", "q8_0", "q4_0"),
+        default="f16",
+        help="KV cache type (a quantized one turns flash attention on)",
+    )
     parser.add_argument("--temp", type=float, default=0.8, metavar="T", help="temperature")
     parser.add_argument(
         "--seed",
@@ -167,7 +175,13 @@ def _new_plan(args: argparse.Namespace, ws: Workspace) -> ComparisonPlan:
     for problem in suite.problems:
         warn([f"{suite.path or suite.name}, {problem}: skipped."])
     ctx = args.ctx if args.ctx is not None else _context_for(suite, args.max_tokens, ws)
-    load = LoadSettings(n_ctx=ctx, n_gpu_layers=args.ngl, n_threads=args.threads)
+    load = LoadSettings(
+        n_ctx=ctx,
+        n_gpu_layers=args.ngl,
+        n_threads=args.threads,
+        cache_type=args.cache_type,
+        flash_attn=auto_flash_attn(args.cache_type),
+    )
     sampling = p.SamplingParams(temperature=args.temp, seed=args.seed, max_tokens=args.max_tokens)
     contestants = build_contestants(
         ws.resolver, args.models, load=load, sampling=sampling, system=args.system

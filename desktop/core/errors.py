@@ -88,7 +88,6 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "compare.no_room": "Not enough memory to run the models together",
         "compare.suite": "The prompt suite cannot be used",
         "compare.suite_not_found": "No such prompt suite",
-        "compare.unsupported": "Not supported by the engine yet",
         # history
         "history": "The history cannot be used",
         "history.newer": "The history was written by a newer version",

@@ -132,9 +132,6 @@ def kind_titles() -> dict[str, str]:
             "ErrorKinds", "The prompt suite cannot be used"
         ),
         "compare.suite_not_found": QCoreApplication.translate("ErrorKinds", "No such prompt suite"),
-        "compare.unsupported": QCoreApplication.translate(
-            "ErrorKinds", "Not supported by the engine yet"
-        ),
         "history": QCoreApplication.translate("ErrorKinds", "The history cannot be used"),
         "history.newer": QCoreApplication.translate(
             "ErrorKinds", "The history was written by a newer version"

@@ -71,19 +71,24 @@ def test_compare_reports_in_every_format_and_lists_shows_and_deletes(
 
     # --out on a new comparison writes the file and keeps stdout empty.
     out_json = tmp_path / "second.json"
-    argv = ["compare", "--models", "smollm2", "smollm2@temp=0.7", "--prompt", "Hi.", *FAST]
-    assert main([*argv, "--out", str(out_json), "--title", "Two temperatures"]) == 0
+    argv = ["compare", "--models", "smollm2", "smollm2@cache=q8_0", "--prompt", "Hi.", *FAST]
+    assert main([*argv, "--out", str(out_json), "--title", "Two caches"]) == 0
     out, err = capsys.readouterr()
     assert out == ""
     assert f"json report written to {out_json}" in err
     names = [
         c["name"] for c in json.loads(out_json.read_text("utf-8"))["comparison"]["contestants"]
     ]
-    assert names == ["SmolLM2 135M Instruct Q4_1 (temp 0)", "SmolLM2 135M Instruct Q4_1 (temp 0.7)"]
+    assert names == [
+        "SmolLM2 135M Instruct Q4_1 (KV f16, FA off)",
+        "SmolLM2 135M Instruct Q4_1 (KV q8_0, FA on)",
+    ]
+    cells = json.loads(out_json.read_text("utf-8"))["rows"]
+    assert [c["status"] for c in cells] == ["ok", "ok"]  # the engine ran the q8_0 cache
 
     assert main(["compare", "--list"]) == 0
     listing = capsys.readouterr().out
-    assert "Two temperatures" in listing
+    assert "Two caches" in listing
     assert "complete" in listing
     assert main(["compare", "--list", "--model", "gemma", "--json"]) == 0
     assert [c["id"] for c in json.loads(capsys.readouterr().out)] == [summary.id]

@@ -1,7 +1,8 @@
 """Contestants: a model with its load and sampling settings and a name to show.
 
 Any local model may compete, and so may the same file twice with different settings (quant,
-temperature, context, GPU layers, KV cache type): a :class:`Contestant` is a resolved model plus
+temperature, context, GPU layers, KV cache type, flash attention): a :class:`Contestant` is a
+resolved model plus
 :class:`LoadSettings`, :class:`SamplingParams` and a display name. Names are made unique by the
 settings that differ (``SmolLM2 135M Instruct Q4_1 (temp 0.2)``).
 
@@ -21,10 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.compare.errors import CompareError
-from desktop.core.engine import LoadSettings
+from desktop.core.engine import LoadSettings, auto_flash_attn
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
-from desktop.core.fit import CACHE_TYPES, CacheType
 from desktop.core.history import ContestantRecord, settings_dict
 from desktop.core.library import ModelResolver, ResolvedModel
 
@@ -37,6 +37,8 @@ SETTING_KEYS: Mapping[str, tuple[str, str, type]] = {
     "ngl": ("load", "n_gpu_layers", int),
     "threads": ("load", "n_threads", int),
     "template": ("load", "template", str),
+    "cache": ("load", "cache_type", str),
+    "fa": ("load", "flash_attn", bool),
     "temp": ("sampling", "temperature", float),
     "top_p": ("sampling", "top_p", float),
     "top_k": ("sampling", "top_k", int),
@@ -44,7 +46,6 @@ SETTING_KEYS: Mapping[str, tuple[str, str, type]] = {
     "repeat_penalty": ("sampling", "repeat_penalty", float),
     "seed": ("sampling", "seed", int),
     "max_tokens": ("sampling", "max_tokens", int),
-    "cache": ("contestant", "cache_type", str),
     "name": ("contestant", "name", str),
 }
 
@@ -55,6 +56,7 @@ _SHORT = (
     ("n_gpu_layers", "ngl {}"),
     ("n_threads", "{} threads"),
     ("cache_type", "KV {}"),
+    ("flash_attn", "FA {}"),
     ("temperature", "temp {:g}"),
     ("top_p", "top-p {:g}"),
     ("top_k", "top-k {}"),
@@ -79,7 +81,6 @@ class Contestant:
     load: LoadSettings = field(default_factory=LoadSettings)
     sampling: p.SamplingParams = field(default_factory=p.SamplingParams)
     name: str = ""
-    cache_type: CacheType = "f16"
     system: str | None = None
     unavailable: str | None = None
 
@@ -99,9 +100,7 @@ class Contestant:
 
     def settings_dict(self) -> dict[str, Any]:
         """The settings as the history stores them."""
-        return settings_dict(
-            self.load, self.sampling, cache_type=self.cache_type, system=self.system
-        )
+        return settings_dict(self.load, self.sampling, system=self.system)
 
     def known_sha256(self) -> str | None:
         """The file's sha256 when the catalog or a demo package states it for a file of this
@@ -143,25 +142,18 @@ class Contestant:
             place, name, kind = where
             value = _convert(key, raw, kind)
             {"load": load, "sampling": sampling, "contestant": own}[place][name] = value
+        if "cache_type" in load and "flash_attn" not in load:
+            # A quantized cache needs flash attention: "auto" turns it on (the engine's rule).
+            load["flash_attn"] = self.load.flash_attn or auto_flash_attn(load["cache_type"])
         try:
             new_load = dataclasses.replace(self.load, **load)
             new_sampling = dataclasses.replace(self.sampling, **sampling)
         except ScoutError as exc:
             raise CompareError(exc.message, kind="compare.option") from exc
-        cache = own.get("cache_type", self.cache_type)
-        if cache not in CACHE_TYPES:
-            raise CompareError(
-                f"Unknown KV cache type {cache!r}; use {', '.join(CACHE_TYPES)}.",
-                kind="compare.option",
-            )
         if new_sampling.max_tokens < 1:
             raise CompareError("max_tokens must be at least 1.", kind="compare.option")
         return dataclasses.replace(
-            self,
-            load=new_load,
-            sampling=new_sampling,
-            cache_type=cache,
-            name=own.get("name", self.name),
+            self, load=new_load, sampling=new_sampling, name=own.get("name", self.name)
         )
 
 
@@ -169,6 +161,12 @@ def _convert(key: str, raw: str, kind: type) -> Any:
     text = raw.strip()
     if kind is str:
         return text
+    if kind is bool:
+        if text.lower() in ("1", "on", "true", "yes"):
+            return True
+        if text.lower() in ("0", "off", "false", "no"):
+            return False
+        raise CompareError(f"The setting {key}={raw!r} needs on or off.", kind="compare.option")
     if key in ("threads", "seed") and text.lower() in ("", "auto", "none", "random"):
         return None
     try:
@@ -200,7 +198,6 @@ def build_contestants(
     *,
     load: LoadSettings | None = None,
     sampling: p.SamplingParams | None = None,
-    cache_type: CacheType = "f16",
     system: str | None = None,
 ) -> list[Contestant]:
     """Contestants for what a person typed: each spec resolved (ModelNotFound names the one
@@ -215,7 +212,6 @@ def build_contestants(
             resolved,
             load or LoadSettings(),
             sampling or p.SamplingParams(),
-            cache_type=cache_type,
             system=system,
         )
         out.append(base.with_settings(settings) if settings else base)
@@ -238,7 +234,8 @@ def describe(contestant: Contestant) -> dict[str, Any]:
         "n_ctx": load.n_ctx,
         "n_gpu_layers": load.n_gpu_layers,
         "n_threads": load.n_threads,
-        "cache_type": contestant.cache_type,
+        "cache_type": load.cache_type,
+        "flash_attn": "on" if load.flash_attn else "off",
         "temperature": sampling.temperature,
         "top_p": sampling.top_p,
         "top_k": sampling.top_k,
@@ -289,7 +286,6 @@ def contestant_from_record(resolver: ModelResolver, record: ContestantRecord) ->
         sampling_data["stop"] = tuple(sampling_data["stop"] or ())
     known_load = {f.name for f in dataclasses.fields(LoadSettings)}
     known_sampling = {f.name for f in dataclasses.fields(p.SamplingParams)}
-    cache = record.settings.get("cache_type", "f16")
     unavailable: str | None = None
     try:
         resolved = _resolve_again(resolver, record)
@@ -310,7 +306,6 @@ def contestant_from_record(resolver: ModelResolver, record: ContestantRecord) ->
         load,
         sampling,
         name=record.name,
-        cache_type=cache if cache in CACHE_TYPES else "f16",
         system=record.settings.get("system"),
         unavailable=unavailable,
     )

@@ -10,7 +10,6 @@ class CompareError(ScoutError):
 
     Kinds: ``compare.contestants`` (not 2 to 6 models), ``compare.option`` (a setting that
     cannot be used), ``compare.no_room`` (parallel mode refused by the fit), ``compare.suite``
-    (a suite file with no usable prompt), ``compare.suite_not_found``, ``compare.unsupported``
-    (a setting the engine cannot apply yet)."""
+    (a suite file with no usable prompt), ``compare.suite_not_found``."""
 
     kind = "compare"

@@ -1,10 +1,10 @@
 """What a comparison runs: contestants, prompts, mode, blind or not; and plans from the history.
 
 A :class:`ComparisonPlan` is checked when it is made (2 to 6 contestants, at least one prompt,
-a known mode, settings the engine can apply). :func:`resume_plan` rebuilds the plan of a stored
-comparison with its models found again on this machine (a model that is gone makes its
-contestant ``unavailable``: it fails with that reason, the others run), and :func:`rerun_plan`
-gives the same contestants and prompts as a new comparison.
+a known mode). :func:`resume_plan` rebuilds the plan of a stored comparison with its models
+found again on this machine (a model that is gone makes its contestant ``unavailable``: it
+fails with that reason, the others run), and :func:`rerun_plan` gives the same contestants and
+prompts as a new comparison.
 """
 
 from __future__ import annotations
@@ -46,14 +46,6 @@ class ComparisonPlan:
             raise CompareError(
                 f"Unknown mode {self.mode!r}; use fair or parallel.", kind="compare.option"
             )
-        for contestant in self.contestants:
-            if contestant.cache_type != "f16":
-                raise CompareError(
-                    f"{contestant.display_name}: the engine cannot set the KV cache type yet "
-                    "(only the default f16 cache runs); compare cache types with "
-                    "`llm-scout fit --cache-type` for now.",
-                    kind="compare.unsupported",
-                )
 
     @classmethod
     def for_suite(

@@ -139,7 +139,8 @@ def check_parallel(contestants: Sequence[Contestant], profile: HardwareProfile) 
                 profile,
                 n_ctx=contestant.load.n_ctx,
                 n_gpu_layers=contestant.load.n_gpu_layers,
-                cache_type=contestant.cache_type,
+                cache_type=contestant.load.cache_type,
+                flash_attn=contestant.load.flash_attn,
             )
         except ScoutError as exc:
             problems.append(

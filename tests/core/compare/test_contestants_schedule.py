@@ -90,7 +90,7 @@ def test_identical_contestants_are_numbered(ws: Workspace) -> None:
         ("smollm2@colour=red", "Unknown model setting 'colour'"),
         ("smollm2@ctx=big", "needs a number"),
         ("smollm2@ctx=8", "at least 16"),
-        ("smollm2@cache=q2", "Unknown KV cache type"),
+        ("smollm2@cache=q2", "KV cache type must be one of f16, q8_0, q4_0"),
         ("smollm2@max_tokens=0", "at least 1"),
     ],
 )
@@ -109,19 +109,34 @@ def test_two_to_six_models(ws: Workspace) -> None:
         build_contestants(ws.resolver, ["smollm2", "no-such-model"])
 
 
-def test_a_plan_refuses_what_the_engine_cannot_do_yet(ws: Workspace) -> None:
-    contestants = build_contestants(ws.resolver, ["smollm2", "gemma3@cache=q8_0"])
-    with pytest.raises(CompareError) as info:
-        ComparisonPlan.for_suite(contestants, single_prompt("Hi"))
-    assert info.value.kind == "compare.unsupported"
+def test_the_kv_cache_type_is_a_setting_and_turns_flash_attention_on(ws: Workspace) -> None:
+    plain, q8, q4_off = build_contestants(
+        ws.resolver, ["gemma3", "gemma3@cache=q8_0", "gemma3@cache=q4_0,fa=on,name=Q4 cache"]
+    )
+    assert (plain.load.cache_type, plain.load.flash_attn) == ("f16", False)
+    assert (q8.load.cache_type, q8.load.flash_attn) == ("q8_0", True)
+    assert q8.display_name == "Gemma 3 270M (base) Q4_K_M (KV q8_0, FA on)"
+    assert plain.display_name == "Gemma 3 270M (base) Q4_K_M (KV f16, FA off)"
+    assert q4_off.settings_dict()["load"]["cache_type"] == "q4_0"
+    with pytest.raises(CompareError, match="needs flash attention"):
+        build_contestants(ws.resolver, ["gemma3@cache=q8_0,fa=off", "smollm2"])
+    with pytest.raises(CompareError, match="needs on or off"):
+        build_contestants(ws.resolver, ["gemma3@fa=maybe", "smollm2"])
+    # The quantized cache is smaller, and the parallel check counts it so.
+    here, _ = ws.profile()
+    big = [
+        dataclasses.replace(c, load=dataclasses.replace(c.load, n_ctx=32768)) for c in (plain, q8)
+    ]
+    needs = check_parallel(big, here).needs
+    assert needs[1].ram_bytes < needs[0].ram_bytes
     with pytest.raises(CompareError, match="mode"):
-        ComparisonPlan(tuple(contestants[:1] * 2), single_prompt("Hi").prompts, mode="fast")  # type: ignore[arg-type]
+        ComparisonPlan((plain, q8), single_prompt("Hi").prompts, mode="fast")  # type: ignore[arg-type]
 
 
 def test_a_stored_contestant_runs_again_with_its_settings(ws: Workspace, tmp_path: Path) -> None:
     (original, other) = build_contestants(
         ws.resolver,
-        ["smollm2@temp=0.3,seed=9,ctx=768,threads=1", "gemma3"],
+        ["smollm2@temp=0.3,seed=9,ctx=768,threads=1,cache=q8_0", "gemma3"],
         sampling=p.SamplingParams(stop=("\n\n",)),
         system="Be brief.",
     )

@@ -249,7 +249,7 @@ def test_a_worker_killed_mid_suite_fails_its_contestant_and_the_rest_finish_then
         Prompt("Write a long story about a cat.", id="story"),
         Prompt("Say yes.", id="yes", max_tokens=6),
     )
-    plan = plan_for(ws, ["smollm2", "gemma3"], prompts=prompts, max_tokens=64)
+    plan = plan_for(ws, ["smollm2", "gemma3"], prompts=prompts, max_tokens=32)
     runner: CompareRunner
 
     def kill_on_second_prompt(event: CompareEvent) -> None:
@@ -362,7 +362,7 @@ def test_parallel_mode_runs_both_models_at_once_with_events_on_this_thread(
 def test_chinese_prompts_stream_whole_characters(ws: Workspace, profile: HardwareProfile) -> None:
     suite = find_suite("chinese")
     prompts = tuple(q for q in suite.prompts if q.id in ("zh-poem", "zh-landlord"))
-    plan = plan_for(ws, ["smollm2", "gemma3"], prompts=prompts, max_tokens=24)
+    plan = plan_for(ws, ["smollm2", "gemma3"], prompts=prompts, max_tokens=16)
     pieces: dict[tuple[int, int], list[str]] = {}
 
     def on_event(event: CompareEvent) -> None:
