@@ -6,6 +6,7 @@ import argparse
 import importlib.util
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from desktop.core.errors import UsageError
@@ -16,6 +17,13 @@ def register(subparsers: Any) -> None:
         "gui",
         help="open the window",
         description="Open the LLM Scout window (needs the gui extra: PySide6 and pyqtgraph).",
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="a .gguf model to open in the Playground (several: imported into the library) "
+        "or a saved hardware profile (.json) to make active",
     )
     parser.set_defaults(handler=run_gui)
 
@@ -40,6 +48,9 @@ def run_gui(args: argparse.Namespace) -> int:
             "The window needs PySide6: install LLM Scout with the gui extra "
             "(pip install 'llm-scout[gui]'); every command works without it."
         )
+    missing = [f for f in args.files if not Path(f).expanduser().exists()]
+    if missing:
+        raise UsageError(f"There is no file at {missing[0]}.")
     from desktop.ui.app import run  # PySide6 only when the window opens
 
-    return run()
+    return run(files=[Path(f) for f in args.files])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
@@ -104,8 +105,9 @@ class Controller:
         wait_for_tasks(10_000)
 
 
-def run(argv: Sequence[str] = ()) -> int:
-    """``llm-scout`` with a display, or ``llm-scout gui``: the window until it is closed."""
+def run(argv: Sequence[str] = (), files: Sequence[Path] = ()) -> int:
+    """``llm-scout`` with a display, or ``llm-scout gui [FILE...]``: the window until it is
+    closed; ``files`` (models, saved profiles) are opened once it is shown."""
     setup_logging()
     app = make_application(argv)
     install_excepthook()
@@ -113,4 +115,7 @@ def run(argv: Sequence[str] = ()) -> int:
     for problem in controller.state.workspace.settings_problems:
         log.warning("%s", problem)
     controller.start()
+    if files:
+        paths = [Path(f).expanduser().absolute() for f in files]
+        QTimer.singleShot(0, lambda: controller.window.open_from_command_line(paths))
     return int(app.exec())

@@ -330,6 +330,18 @@ class MainWindow(QMainWindow):
         self.open_files(files)
         event.acceptProposedAction()
 
+    def open_from_command_line(self, files: list[Path]) -> None:
+        """``llm-scout gui FILE`` (and "Open with LLM Scout" on a .gguf): profiles become
+        active; one model opens in the Playground (and is added to the library); several are
+        imported."""
+        models = [f for f in files if f.suffix.lower() == ".gguf"]
+        self.open_files([f for f in files if f not in models])
+        if len(models) == 1:
+            self.open_files(models)
+            self._on_models_open_in_playground_requested(str(models[0]))
+        elif models:
+            self.open_files(models)
+
     def open_files(self, files: list[Path]) -> None:
         """What a drop does: ``.json`` profiles become active, ``.gguf`` models are imported."""
         for profile in [f for f in files if f.suffix.lower() == ".json"]:

@@ -95,3 +95,13 @@ def test_page_profile_and_geometry_persist_across_a_restart(
     assert again.current_page == "library"
     assert again.state.profile_key == f"what-if:{name}"
     assert again.size().width() == 1100
+
+
+def test_a_model_given_on_the_command_line_opens_in_the_playground(
+    qtbot: QtBot, window: MainWindow, smollm2_path: Path
+) -> None:
+    window.open_from_command_line([smollm2_path])
+    assert window.current_page == "playground"
+    page = window.pages["playground"]
+    qtbot.waitUntil(lambda: getattr(page, "model", None) is not None, timeout=30_000)
+    assert page.model.path == smollm2_path  # type: ignore[attr-defined]
