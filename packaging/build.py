@@ -491,7 +491,10 @@ def build_deb() -> Path:
     out = DIST / f"{APP}_{ver}_amd64.deb"
     out.unlink(missing_ok=True)
     started = time.perf_counter()
-    run(["dpkg-deb", "--root-owner-group", "-Zxz", "--build", stage, out])
+    # xz -6 (dpkg's default) takes minutes on 2 cores; CI proves the package, not its size, and
+    # sets LLM_SCOUT_DEB_LEVEL=1 (releases keep the default).
+    level = os.environ.get("LLM_SCOUT_DEB_LEVEL", "6")
+    run(["dpkg-deb", "--root-owner-group", "-Zxz", f"-z{level}", "--build", stage, out])
     log(
         f"{out.name}: {mib(out.stat().st_size)} (installed {mib(installed_kib * 1024)}), "
         f"{time.perf_counter() - started:.0f} s; Depends: {', '.join(depends)}"
