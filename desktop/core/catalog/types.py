@@ -256,7 +256,7 @@ class Catalog:
         return [m.id for m in self.models]
 
     def suggestions(self, word: str) -> str:
-        """" (did you mean ...?)" with model and variant ids close to ``word``, or ""."""
+        """The tail ' (did you mean ...?)' with model and variant ids close to ``word``, or ""."""
         return _suggest(word, [*self._ids(), *self._by_variant])
 
 
@@ -268,9 +268,7 @@ def _suggest(word: str, candidates: Sequence[str]) -> str:
     close = [
         c
         for c in candidates
-        if model
-        and c.lower().startswith(model)
-        and (not quant or c.lower().endswith(":" + quant))
+        if model and c.lower().startswith(model) and (not quant or c.lower().endswith(":" + quant))
     ]
     close += difflib.get_close_matches(word, candidates, n=3, cutoff=0.6)
     if not close:
@@ -280,5 +278,5 @@ def _suggest(word: str, candidates: Sequence[str]) -> str:
 
 
 def did_you_mean(ids: Sequence[str]) -> str:
-    """" (did you mean 'a', 'b'?)" for the end of a sentence, "" when there is nothing."""
+    """The tail ' (did you mean 'a', 'b'?)' for the end of a sentence, "" when there is nothing."""
     return f" (did you mean {', '.join(repr(c) for c in ids)}?)" if ids else ""
