@@ -3,7 +3,8 @@
 Run as a fresh process per measurement (``python benchmarks/_measure_memory.py MODEL --ctx N``);
 it prints one JSON object on stdout. Peak RSS is ``VmHWM`` from ``/proc/self/status``, which
 counts the interpreter, the llama.cpp libraries, mapped weight pages that were touched, the KV
-cache and the compute buffers. Used by ``benchmarks/fit_accuracy.py`` and the fit e2e test.
+cache and the compute buffers; ``peak_after_load_bytes`` is the same high-water mark read right
+after the load (the load's own peak). Used by ``benchmarks/fit_accuracy.py`` and the fit e2e test.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ def measure(
         "rss_start_bytes": baseline_start["VmRSS"] * 1024,
         "rss_import_bytes": baseline["VmRSS"] * 1024,
         "rss_after_load_bytes": after_load["VmRSS"] * 1024,
+        # The peak up to the end of the load (the mapped file populated, the GGUF metadata and
+        # the tokenizer tables built; the header is unmapped and the metadata freed after it).
+        "peak_after_load_bytes": after_load["VmHWM"] * 1024,
         "rss_after_gen_bytes": after_gen["VmRSS"] * 1024,
         "rss_anon_bytes": after_gen.get("RssAnon", 0) * 1024,
         "rss_file_bytes": after_gen.get("RssFile", 0) * 1024,

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop.core.gguf import ModelArch
+from desktop.core.gguf import ModelArch, TokenizerFacts, guess_tokenizer
 
 MIB = 1024 * 1024
 N_BATCH = 512
@@ -41,17 +41,40 @@ class Calibration:
 
     Measured on x86-64 (2 cores, Linux, Python 3.11, llama-cpp-python 0.3.36 CPU build) with
     one fresh process per cell: peak RSS (VmHWM) minus the parts computed exactly (mapped file,
-    repacked copies, KV cache from llama.cpp's formula) leaves the runtime: the interpreter with
-    llama_cpp and numpy imported (``runtime_bytes``, measured directly before loading), plus the
-    tokenizer tables, sampler arrays and output buffer that grow with the vocabulary
-    (``per_vocab_bytes``) and the cache cell metadata and batch arrays that grow with the context
-    (``per_ctx_cell_bytes`` per cell of each KV cache), plus a constant.
+    repacked copies, KV cache from llama.cpp's formula, compute pages touched) leaves the
+    runtime: the interpreter with llama_cpp and numpy imported (``runtime_bytes``, measured
+    directly before loading), a constant, the tokenizer, the graph and the cache cell metadata.
+
+    The tokenizer costs per token (``per_token_bytes``: llama.cpp's id_to_token entry, the
+    token_to_id hash node, the cached piece, the GGUF metadata copy of the string, and the
+    per-token logits and sampler arrays) and per BPE merge (``per_merge_bytes``: the bpe_ranks
+    hash node holding two strings, and the metadata copy); a Llama 3 vocabulary (128,256 tokens,
+    280,147 merges) takes about 65 MB, Gemma 3's (262,144 tokens, no merges) 48 MB. The cache
+    cell metadata and batch arrays grow with the context (``per_ctx_cell_bytes`` per cell of
+    each KV cache); the graph metadata and the scheduler's tables with the graph llama.cpp
+    reserves, ``max(1024, 8 x tensors)`` nodes (``per_graph_node_bytes``).
+
+    The load has its own peak: the whole file is mapped and populated (the header too) and the
+    GGUF metadata is held while the tokenizer tables are built (``load_per_string_bytes`` per
+    token and merge string on top of the tables, ``load_const_bytes`` instead of the context's
+    constant); both are released after the load, before the KV cache arrives. It sets the peak
+    of small models with large vocabularies at short contexts.
+
+    Fitted by least squares (``benchmarks/fit_accuracy.py --fit``) on the two demo models (4
+    contexts each) and eight tiny-weight models with the real tokenizers of gpt-2, falcon,
+    deepseek-llm, deepseek-coder, command-r, aquila, llama-spm and baichuan (llama.cpp's vocab
+    files; 32k-256k tokens, 0-253k merges) at 512 and 8192; models with the Llama 3, Qwen 2,
+    Phi-3 and Gemma 4 tokenizers are held out.
     """
 
     runtime_bytes: int = 50_300_000
-    const_bytes: int = 17_050_000
-    per_vocab_bytes: float = 148.3
-    per_ctx_cell_bytes: float = 57.3
+    const_bytes: int = 3_237_000
+    per_token_bytes: float = 184.0
+    per_merge_bytes: float = 149.5
+    per_ctx_cell_bytes: float = 65.4
+    per_graph_node_bytes: float = 2469.8
+    load_const_bytes: int = 3_258_000
+    load_per_string_bytes: float = 13.3
     # The part of the compute buffer a short run touches, per ubatch token of activations.
     touched_act_floats: int = 6
     # GPU figures are literature values (no GPU here to calibrate on): the CUDA context and
@@ -309,21 +332,66 @@ def touched_for_cells(
     return min(reserved, attention + act + arch.n_vocab * F32)
 
 
-def runtime_overhead_bytes(arch: ModelArch, n_ctx: int) -> int:
-    """Interpreter, libraries, tokenizer tables and per-cell metadata of a CPU process."""
-    return overhead_for_caches(arch, n_ctx, kv_cache_count(arch))
-
-
-def overhead_for_caches(arch: ModelArch, n_ctx: int, n_caches: int) -> int:
-    """:func:`runtime_overhead_bytes` given :func:`kv_cache_count`."""
+def tokenizer_bytes(tokenizer: TokenizerFacts) -> int:
+    """Memory the tokenizer of a loaded model keeps (see :class:`Calibration`)."""
     cal = CALIBRATION
-    cells = padded_ctx(n_ctx) * n_caches
+    return int(cal.per_token_bytes * tokenizer.n_tokens + cal.per_merge_bytes * tokenizer.n_merges)
+
+
+def graph_nodes(n_tensors: int) -> int:
+    """The graph size llama.cpp reserves for a model of ``n_tensors`` tensors
+    (``llama_context::graph_max_nodes``)."""
+    return max(1024, 8 * n_tensors)
+
+
+def model_overhead_bytes(tokenizer: TokenizerFacts, n_tensors: int) -> int:
+    """The model's share of the runtime: its tokenizer's tables and its graph's nodes."""
+    return tokenizer_bytes(tokenizer) + int(
+        CALIBRATION.per_graph_node_bytes * graph_nodes(n_tensors)
+    )
+
+
+def load_overhead_bytes(tokenizer: TokenizerFacts) -> int:
+    """The process's memory besides the mapped file and repacked copies at the load's peak."""
+    cal = CALIBRATION
+    strings = tokenizer.n_tokens + tokenizer.n_merges
     return int(
         cal.runtime_bytes
-        + cal.const_bytes
-        + cal.per_vocab_bytes * arch.n_vocab
-        + cal.per_ctx_cell_bytes * cells
+        + cal.load_const_bytes
+        + tokenizer_bytes(tokenizer)
+        + cal.load_per_string_bytes * strings
     )
+
+
+def estimated_tensor_count(arch: ModelArch) -> int:
+    """Tensors of a model whose list is unknown: about a dozen per block."""
+    return 3 + 12 * arch.n_layers
+
+
+def runtime_overhead_bytes(
+    arch: ModelArch,
+    n_ctx: int,
+    tokenizer: TokenizerFacts | None = None,
+    n_tensors: int | None = None,
+) -> int:
+    """Interpreter, libraries, tokenizer tables, graph and per-cell metadata of a CPU process
+    (``tokenizer`` defaults to the family's, :func:`~desktop.core.gguf.guess_tokenizer`)."""
+    fixed = model_overhead_bytes(
+        tokenizer or guess_tokenizer(arch), n_tensors or estimated_tensor_count(arch)
+    )
+    return overhead_for_caches(arch, n_ctx, kv_cache_count(arch), fixed)
+
+
+def overhead_for_caches(
+    arch: ModelArch, n_ctx: int, n_caches: int, model_bytes: int | None = None
+) -> int:
+    """:func:`runtime_overhead_bytes` given :func:`kv_cache_count` and
+    :func:`model_overhead_bytes`."""
+    cal = CALIBRATION
+    if model_bytes is None:
+        model_bytes = model_overhead_bytes(guess_tokenizer(arch), estimated_tensor_count(arch))
+    cells = padded_ctx(n_ctx) * n_caches
+    return int(cal.runtime_bytes + cal.const_bytes + model_bytes + cal.per_ctx_cell_bytes * cells)
 
 
 def cpu_family(arch_name: str, flags: Sequence[str]) -> str | None:

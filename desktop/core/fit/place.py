@@ -15,6 +15,7 @@ from typing import NamedTuple
 from desktop.core.fit import memory as fm
 from desktop.core.fit.speed import CPU_EFFICIENCY, GPU_EFFICIENCY, Stage
 from desktop.core.fit.types import CacheType, FitTarget, MemoryBreakdown
+from desktop.core.gguf import guess_tokenizer
 from desktop.core.hardware import GpuInfo, HardwareProfile
 
 VRAM_MARGIN_BYTES = 256 * fm.MIB
@@ -64,6 +65,8 @@ class Layout:
     out_read_bytes: int  # target.out_bytes(): the output projection read per token
     used_kv: fm.KvShape  # the KV cache a run of prompt_tokens reads (full-size SWA caches)
     dense_share: float  # share of the layer bytes one token reads (MoE: active experts only)
+    model_overhead: int  # fm.model_overhead_bytes: the tokenizer's tables and the graph
+    load_overhead: int  # fm.load_overhead_bytes: the rest of the process at the load's peak
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ def make_setup(
         total = layer_sum or 1
         active = target.expert_bytes * arch.n_expert_used / arch.n_expert
         dense_share = (total - target.expert_bytes + active) / total
+    tokenizer = target.tokenizer or guess_tokenizer(arch)
     layout = Layout(
         kv=fm.kv_shape(arch, cache_type, swa_full=swa_full),
         n_caches=fm.kv_cache_count(arch),
@@ -113,6 +117,10 @@ def make_setup(
         out_read_bytes=target.out_bytes(),
         used_kv=fm.kv_shape(arch, cache_type, swa_full=True),
         dense_share=dense_share,
+        model_overhead=fm.model_overhead_bytes(
+            tokenizer, target.n_tensors or fm.estimated_tensor_count(arch)
+        ),
+        load_overhead=fm.load_overhead_bytes(tokenizer),
     )
     return Setup(
         target, profile, cache_type, flash_attn, swa_full, prompt_tokens, usable_gpus(profile),
@@ -171,20 +179,22 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     cpu_layer_bytes = lay.layer_prefix[first_gpu]
     gpu_layer_bytes = lay.layer_total - cpu_layer_bytes if ngl else 0
     out_bytes = lay.output_bytes
-    overhead = fm.overhead_for_caches(arch, n_ctx, lay.n_caches)
+    overhead = fm.overhead_for_caches(arch, n_ctx, lay.n_caches, lay.model_overhead)
 
     if ngl == 0:
         # CPU only. ram: the peak RSS with RAM to spare. mmap populates the whole file and the
-        # repacked copies come on top; after the load llama.cpp unmaps the header and repacked
-        # tensors at the file's ends, then the KV cache and compute buffer arrive. The peak is the
-        # later state unless the unmapped part outweighs them, so the weights term covers the
-        # load-time peak too. ram_full: what must fit, with the whole context in use: mapped
-        # pages of repacked tensors are clean page cache the kernel can drop, so only the file
-        # minus its header counts (used pages, or their repacked copies).
+        # repacked copies come on top, while the GGUF metadata is held (the load overhead);
+        # after the load llama.cpp unmaps the header and repacked tensors at the file's ends and
+        # frees the metadata, then the KV cache and compute buffer arrive. The peak is the later
+        # state unless the load's outweighs it, so the weights term covers the load-time peak.
+        # ram_full: what must fit, with the whole context in use: mapped pages of repacked
+        # tensors are clean page cache the kernel can drop, so only the file minus its header
+        # counts (used pages, or their repacked copies).
         kv_total = kv.range_bytes(n_ctx, 0, n_layers)
         file_bytes = lay.file_bytes
         resident = file_bytes - lay.header_bytes - lay.edge_bytes + lay.repacked_bytes
-        at_load = file_bytes + lay.repacked_bytes - kv_total - touched
+        at_load = file_bytes + lay.repacked_bytes + lay.load_overhead
+        at_load -= overhead + kv_total + touched
         needed = file_bytes - lay.header_bytes
         weights = max(resident, at_load)
         # Without that much RAM the kernel drops clean file pages first (the copies of repacked
@@ -264,7 +274,7 @@ def at_ctx(setup: Setup, n_ctx: int) -> AtCtx:
     arch, lay = setup.target.arch, setup.layout
     cells = fm.padded_ctx(n_ctx)
     reserved = fm.reserved_for_cells(arch, lay.kv.max_cells(n_ctx), flash_attn=setup.flash_attn)
-    overhead = fm.overhead_for_caches(arch, n_ctx, lay.n_caches)
+    overhead = fm.overhead_for_caches(arch, n_ctx, lay.n_caches, lay.model_overhead)
     return AtCtx(n_ctx, cells, min(cells, lay.kv.swa_cells), reserved, overhead)
 
 

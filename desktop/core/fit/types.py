@@ -11,7 +11,16 @@ from typing import Any, Literal
 
 from desktop.core.catalog import CatalogModel, Variant
 from desktop.core.errors import FitError
-from desktop.core.gguf import QUANT_BITS, QUANT_TYPE_SHARE, GGUFInfo, ModelArch
+from desktop.core.gguf import (
+    QUANT_BITS,
+    GGUFInfo,
+    ModelArch,
+    QuantLayout,
+    TokenizerFacts,
+    guess_tokenizer,
+    quant_layout,
+    tokenizer_facts,
+)
 
 CacheType = Literal["f16", "q8_0", "q4_0"]
 Verdict = Literal["gpu", "partial", "cpu", "no"]
@@ -58,10 +67,14 @@ class FitTarget:
     """What the estimator needs to know about a model file (or a variant not downloaded yet).
 
     ``layer_bytes``: tensor bytes per repeating block; ``non_layer_bytes``: token embeddings,
-    output matrix and norms. Both None when only a size is known (catalog variants): the
-    estimator then spreads the weights over the layers. ``file_bytes`` counts the header too.
-    ``weight_types``: (ggml type name, bytes, row multiple 8/4/1) of the matrices inside the
-    blocks and the output matrix, which decides what llama.cpp's CPU backend repacks.
+    output matrix and norms. For a catalog variant they come from its shapes and llama.cpp's
+    type choice for the quant mix (:func:`~desktop.core.gguf.quant_layout`); both are None only
+    when the quant is unknown (the estimator then spreads a size over the layers).
+    ``file_bytes`` counts the header too. ``weight_types``: (ggml type name, bytes, row
+    multiple 8/4/1) of the matrices inside the blocks and the output matrix, which decides what
+    llama.cpp's CPU backend repacks. ``tokenizer``: the tokenizer arrays of the header (read,
+    or the family's for a catalog variant), whose tables take memory; ``n_tensors`` sizes the
+    graph llama.cpp reserves.
     """
 
     label: str
@@ -83,6 +96,8 @@ class FitTarget:
     tail_run: tuple[tuple[str, int, int], ...] = ()
     download_bytes: int | None = None  # what a download would write (None: local file)
     path: str | None = None
+    tokenizer: TokenizerFacts | None = None
+    n_tensors: int | None = None
     variant: Variant | None = field(default=None, compare=False, repr=False)
 
     @classmethod
@@ -125,13 +140,31 @@ class FitTarget:
             tail_run=tuple(reversed(edge[-EDGE_RUN:])),
             download_bytes=None,
             path=str(info.source),
+            tokenizer=tokenizer_facts(info.metadata),
+            n_tensors=len(info.tensors),
         )
 
     @classmethod
     def from_variant(cls, model: CatalogModel, variant: Variant) -> FitTarget:
-        """Estimated numbers for a catalog variant: its file size, else params x bits/weight."""
+        """Estimated numbers for a catalog variant, from its shapes.
+
+        The tensors the architecture holds get the types llama.cpp's quantizer gives them for
+        the variant's quant mix, so the weights, per-layer bytes, embeddings, output matrix and
+        repacked types follow the real file's; the file size is those tensors plus an estimated
+        header. A size the catalog verified against the Hub is the download size (and the file
+        the disk check and the load time count); an unverified catalog size is not used. AWQ
+        variants and unknown quants fall back to the catalog size, else params x bits/weight.
+        """
         arch = model.arch
         quant = variant.quant.upper()
+        layout: QuantLayout | None = None
+        if variant.format == "gguf":
+            try:
+                layout = quant_layout(arch, quant)
+            except ValueError:
+                layout = None
+        if layout is not None:
+            return cls._from_layout(variant, arch, layout)
         size = variant.size_bytes
         bits = QUANT_BITS.get(quant)
         if size is None:
@@ -171,8 +204,6 @@ class FitTarget:
                 experts = int(layer_total * min(share, 1.0))
             else:
                 experts = int(layer_total * 0.9)
-        shares = QUANT_TYPE_SHARE.get(quant, ())
-        types = tuple((t, int(layer_total * s), 8) for t, s in shares)
         return cls(
             label=variant.id,
             format="gguf",
@@ -185,9 +216,43 @@ class FitTarget:
             token_embd_bytes=token_embd,
             output_bytes=output,
             expert_bytes=experts,
-            weight_types=types,
             download_bytes=size,
             variant=variant,
+            tokenizer=guess_tokenizer(arch),
+        )
+
+    @classmethod
+    def _from_layout(cls, variant: Variant, arch: ModelArch, layout: QuantLayout) -> FitTarget:
+        types: dict[tuple[str, int], int] = {}
+        edge: list[tuple[str, int, int]] = []
+        for tensor in layout.tensors:
+            entry = _edge_entry(tensor.name, tensor.type_name, tensor.shape, tensor.n_bytes)
+            edge.append(entry)
+            type_name, multiple, n_bytes = entry
+            if type_name:
+                types[(type_name, multiple)] = types.get((type_name, multiple), 0) + n_bytes
+        size = layout.file_bytes
+        if variant.verified and variant.size_bytes:
+            size = variant.size_bytes
+        return cls(
+            label=variant.id,
+            format="gguf",
+            quant=variant.quant,
+            arch=arch,
+            weights_bytes=layout.tensor_bytes,
+            layer_bytes=layout.layer_bytes,
+            non_layer_bytes=layout.non_layer_bytes,
+            file_bytes=size,
+            token_embd_bytes=layout.bytes_of("token_embd.weight"),
+            output_bytes=layout.bytes_of("output.weight"),
+            expert_bytes=layout.expert_bytes,
+            weight_types=tuple(sorted((t, b, m) for (t, m), b in types.items())),
+            head_run=tuple(edge[:EDGE_RUN]),
+            tail_run=tuple(reversed(edge[-EDGE_RUN:])),
+            download_bytes=size,
+            variant=variant,
+            tokenizer=guess_tokenizer(arch),
+            n_tensors=len(layout.tensors),
         )
 
     def layers(self) -> tuple[int, ...]:
