@@ -155,7 +155,7 @@ def run_catalog(args: argparse.Namespace) -> int:
                 row.variant.id,
                 _params(row.model),
                 row.variant.quant,
-                human_bytes(row.variant.size_bytes) + ("" if row.variant.verified else "~"),
+                _size_text(row),
                 _verdict_text(row),
                 None if row.result is None else row.result.tokens_per_s,
                 row.model.license.name
@@ -167,19 +167,29 @@ def run_catalog(args: argparse.Namespace) -> int:
     )
     sys.stdout.write(
         f"\n{len(rows)} variants. verdict: gpu = every layer on the GPU, partial N/M = N of M "
-        "layers on the GPU, cpu = runs in RAM, no = does not fit; zh: speaks Chinese; '~': size "
-        "not verified against the Hub (run 'llm-scout catalog refresh').\n"
+        "layers on the GPU, cpu = runs in RAM, no = does not fit; '!': the context is past the "
+        "model's trained length; zh: speaks Chinese; '~': size estimated from the model's "
+        "shapes, not verified against the Hub (run 'llm-scout catalog refresh').\n"
     )
     return 0
+
+
+def _size_text(row: FitRow) -> str:
+    """The file's size: verified against the Hub, else estimated from the shapes ('~')."""
+    if row.variant.verified and row.variant.size_bytes:
+        return human_bytes(row.variant.size_bytes)
+    size = row.target.download_bytes or row.target.file_bytes or row.variant.size_bytes
+    return human_bytes(size) + "~"
 
 
 def _verdict_text(row: FitRow) -> str:
     fit = row.result
     if fit is None:
         return "?"
+    text = str(fit.verdict)
     if fit.verdict == "partial":
-        return f"partial {fit.n_gpu_layers}/{fit.n_layers}"
-    return str(fit.verdict)
+        text = f"partial {fit.n_gpu_layers}/{fit.n_layers}"
+    return text + ("!" if fit.past_trained_ctx else "")
 
 
 def _params(model: CatalogModel) -> str:

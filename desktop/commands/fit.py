@@ -101,7 +101,13 @@ def _print_human(result: FitResult, profile_name: str) -> None:
         if result.n_gpu_layers == result.n_layers:
             verdict += ", output layer on the CPU"
     out.write(f"{result.label} on {profile_name}, context {result.n_ctx} tokens\n")
-    out.write(f"Verdict: {verdict}\n\n")
+    out.write(f"Verdict: {verdict}\n")
+    if result.past_trained_ctx:
+        out.write(
+            f"Warning: past the trained context ({result.n_ctx_train:,} tokens); "
+            "text beyond it may come out garbled.\n"
+        )
+    out.write("\n")
     rows: list[tuple[str, str, str]] = []
     for name in ("weights", "kv_cache", "compute", "overhead"):
         ram = getattr(result.ram, name)

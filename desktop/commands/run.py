@@ -24,6 +24,7 @@ from desktop.commands.output import emit_json, format_table, human_bytes
 from desktop.core.engine import Conversation, Prediction, RunReport, Session, WorkerError, error_pct
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
+from desktop.core.fit import past_trained_context
 
 CHAT_HELP = """Commands:
   /help          this list
@@ -104,6 +105,9 @@ def handle(args: argparse.Namespace) -> int:
         stop=tuple(args.stop),
     )
     target = resolved.fit_target() if resolved.header is not None else None
+    past = past_trained_context(target.arch, load.n_ctx) if target is not None else None
+    if past:
+        sys.stderr.write(f"llm-scout: warning: {past}\n")
     with Session(path, load, target=target, profile=profile) as session:
         loaded = session.open()
         warn_if_cpu_only(args.ngl, loaded)

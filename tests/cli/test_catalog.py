@@ -189,3 +189,37 @@ def test_profile_from_a_saved_file(tmp_path: Path, capsys: pytest.CaptureFixture
     verdicts = {v["id"]: v["fit"]["verdict"] for v in from_file["variants"]}
     assert verdicts["qwen2.5-7b-instruct:Q4_K_M"] == "gpu"
     assert verdicts["qwen2.5-72b-instruct:Q4_K_M"] != "gpu"
+
+
+def test_context_past_the_trained_length_is_flagged(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = by_id(run_json(capsys, "--profile", "rtx-4090-24gb", "--ctx", "131072"))
+    small = rows["smollm2-135m-instruct:Q4_1"]  # trained on 8192 tokens
+    assert small["fit"]["past_trained_ctx"] is True
+    long = rows["qwen2.5-0.5b-instruct:Q4_K_M"]  # trained on 32768 tokens... or more
+    trained = load_catalog().variant(long["id"])[0].arch.n_ctx_train
+    assert long["fit"]["past_trained_ctx"] is (trained < 131072)
+    within = by_id(run_json(capsys, "--profile", "rtx-4090-24gb", "--ctx", "4096"))
+    assert within["smollm2-135m-instruct:Q4_1"]["fit"]["past_trained_ctx"] is False
+    assert cli.main(["catalog", "--search", "smollm2", "--ctx", "131072"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("smollm2-135m-instruct:Q4_1"))
+    assert "cpu!" in line or "gpu!" in line
+    assert "past the model's trained length" in out
+
+
+def test_unverified_sizes_follow_the_quant_order(capsys: pytest.CaptureFixture[str]) -> None:
+    """Sizes estimated from the shapes (llama.cpp's per-tensor types), not params x bits: a
+    K-quant keeps wider tensors, so for one model the files grow Q3_K_M < Q4_K_M < Q5_K_M < Q8_0
+    and the table shows what it estimated, marked '~'."""
+    assert cli.main(["catalog", "--search", "gemma-3-270m-it"]) == 0
+    out = capsys.readouterr().out
+    sizes: dict[str, str] = {}
+    for line in out.splitlines():
+        if line.startswith("gemma-3-270m-it:"):
+            parts = line.split()  # id, params, quant, size number, size unit~, ...
+            assert parts[4] == "MiB~", line
+            sizes[parts[0].split(":")[1]] = parts[3]
+    order = ["Q3_K_M", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0"]
+    mib = [float(sizes[q]) for q in order if q in sizes]
+    assert len(mib) >= 4
+    assert mib == sorted(mib)

@@ -20,6 +20,7 @@ from desktop.core.fit.types import (
     MemoryBreakdown,
     TargetFormat,
     Verdict,
+    past_trained_context,
 )
 
 __all__ = [
@@ -36,4 +37,5 @@ __all__ = [
     "Verdict",
     "default_context",
     "estimate",
+    "past_trained_context",
 ]

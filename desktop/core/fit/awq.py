@@ -11,7 +11,14 @@ from desktop.core.fit.speed import (
     roofline,
     target_facts,
 )
-from desktop.core.fit.types import CacheType, FitResult, FitTarget, MemoryBreakdown, Verdict
+from desktop.core.fit.types import (
+    CacheType,
+    FitResult,
+    FitTarget,
+    MemoryBreakdown,
+    Verdict,
+    past_trained_context,
+)
 from desktop.core.hardware import DiskInfo, HardwareProfile
 
 AWQ_MIN_COMPUTE_CAPABILITY = (7, 5)
@@ -85,6 +92,9 @@ def estimate_awq(
         [Stage(target.weights_bytes, bandwidth or None, AWQ_EFFICIENCY)], GPU_TOKEN_OVERHEAD_S
     )
     per_gpu = tuple(vram.total // n for _ in chosen)
+    past = past_trained_context(arch, n_ctx)
+    if past:
+        reasons.append(past)
     return FitResult(
         verdict=verdict,
         n_gpu_layers=arch.n_layers if chosen else 0,
@@ -106,6 +116,7 @@ def estimate_awq(
         offload_output=bool(chosen),
         ram_available_bytes=profile.memory.available_bytes,
         vram_free_bytes=tuple(d.capacity for d in eligible),
+        n_ctx_train=arch.n_ctx_train,
         **target_facts(target, disk),
     )
 

@@ -36,7 +36,7 @@ from desktop.core.fit.place import (
 )
 from desktop.core.fit.speed import (
     CPU_LAYER_OVERHEAD_S,
-    GPU_TOKEN_OVERHEAD_S,
+    GPU_LAYER_OVERHEAD_S,
     TargetFacts,
     models_disk,
     roofline,
@@ -49,6 +49,7 @@ from desktop.core.fit.types import (
     FitResult,
     FitTarget,
     Verdict,
+    past_trained_context,
 )
 from desktop.core.gguf import ModelArch
 from desktop.core.hardware import DiskInfo, HardwareProfile
@@ -161,6 +162,15 @@ class TargetEstimator:
 
         verdict = _verdict(placement, n_layers)
         reasons.extend(_explain(setup, placement, verdict))
+        if n_gpu_layers is not None and best.n_gpu_layers > placement.n_gpu_layers:
+            more = "all" if best.n_gpu_layers == n_layers else "up to"
+            reasons.append(
+                f"You asked for {placement.n_gpu_layers} GPU layers; {more} "
+                f"{best.n_gpu_layers} of {n_layers} fit."
+            )
+        past = past_trained_context(target.arch, n_ctx)
+        if past:
+            reasons.append(past)
         if n_gpu_layers is None:
             max_ctx = self._best_max_ctx.get(used)
             if max_ctx is None:
@@ -177,8 +187,7 @@ class TargetEstimator:
                     f"{n_layers} layers on the GPU."
                 )
         overhead = (n_layers - placement.n_gpu_layers) * CPU_LAYER_OVERHEAD_S
-        if placement.n_gpu_layers:
-            overhead += GPU_TOKEN_OVERHEAD_S
+        overhead += placement.n_gpu_layers * GPU_LAYER_OVERHEAD_S
         roof, expected = roofline(stages(setup, placement), overhead)
         if roof is None:
             reasons.append("The memory bandwidth is unknown, so no speed is predicted.")
@@ -205,6 +214,7 @@ class TargetEstimator:
             flash_attn=fa,
             ram_available_bytes=setup.ram_available,
             vram_free_bytes=tuple(d.capacity for d in devices),
+            n_ctx_train=target.arch.n_ctx_train,
             **self._target_facts(disk),
         )
 

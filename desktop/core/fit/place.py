@@ -67,6 +67,7 @@ class Layout:
     dense_share: float  # share of the layer bytes one token reads (MoE: active experts only)
     model_overhead: int  # fm.model_overhead_bytes: the tokenizer's tables and the graph
     load_overhead: int  # fm.load_overhead_bytes: the rest of the process at the load's peak
+    max_layer_bytes: int  # the largest block: what op offload stages on the GPU for CPU layers
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,7 @@ def make_setup(
             tokenizer, target.n_tensors or fm.estimated_tensor_count(arch)
         ),
         load_overhead=fm.load_overhead_bytes(tokenizer),
+        max_layer_bytes=max(layers, default=0),
     )
     return Setup(
         target, profile, cache_type, flash_attn, swa_full, prompt_tokens, usable_gpus(profile),
@@ -209,11 +211,14 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
             ram_full <= setup.ram_available, True, 0, cpu_layer_bytes,
         )  # fmt: skip
 
-    # Some layers on GPUs: split them by free memory, the output layer on the last device.
+    # Some layers on GPUs: split them by free memory, the output layer on the last device. With
+    # layers left on the CPU, llama.cpp's op offload copies a CPU layer's weights into the first
+    # device's compute buffer for a prompt batch (``staging``).
     counts = _split(ngl, [d.capacity for d in setup.devices])
     per_gpu: list[MemoryBreakdown] = []
     start = first_gpu
     last = max(i for i, c in enumerate(counts) if c > 0) if any(counts) else 0
+    staging = lay.max_layer_bytes if first_gpu > 0 else 0
     for index, count in enumerate(counts):
         stop = start + count
         if count == 0:
@@ -223,7 +228,8 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
         if offload_output and index == last:
             w += out_bytes if out_bytes else lay.embd_bytes
         kv_gpu = kv.range_bytes(n_ctx, start, stop)
-        per_gpu.append(MemoryBreakdown(w, kv_gpu, reserved, cal.gpu_context_bytes))
+        compute = reserved + (staging if start == first_gpu else 0)
+        per_gpu.append(MemoryBreakdown(w, kv_gpu, compute, cal.gpu_context_bytes))
         start = stop
     vram = MemoryBreakdown()
     for part in per_gpu:
@@ -303,6 +309,7 @@ def fit_flags(
     prefix = lay.layer_prefix
     cal = fm.CALIBRATION
     out = (lay.output_bytes or lay.embd_bytes) if offload_output else 0
+    staging = lay.max_layer_bytes if first_gpu > 0 else 0  # as in place()
     if len(devices) == 1:  # _split gives the one device every layer
         totals = [
             prefix[n_layers]
@@ -310,6 +317,7 @@ def fit_flags(
             + out
             + kv.range_at(cells, swa, first_gpu, n_layers)
             + reserved
+            + staging
             + cal.gpu_context_bytes
         ]
     else:
@@ -323,6 +331,7 @@ def fit_flags(
                 continue
             stop = start + count
             w = prefix[stop] - prefix[start] + (out if index == last else 0)
+            w += staging if start == first_gpu else 0
             totals.append(
                 w + kv.range_at(cells, swa, start, stop) + reserved + cal.gpu_context_bytes
             )

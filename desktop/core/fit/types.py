@@ -292,6 +292,8 @@ class FitResult:
     - ``best_n_gpu_layers``: what ``n_gpu_layers=None`` would choose; ``offload_output``: pass
       -1 to llama.cpp (``to_dict()["llama_n_gpu_layers"]``) to offload the output layer too.
     - ``reasons``: plain sentences explaining the verdict and the assumptions behind it.
+    - ``n_ctx_train``: the context the model was trained on (0 unknown);
+      ``past_trained_ctx`` says the asked context is longer (:func:`past_trained_context`).
     """
 
     verdict: Verdict
@@ -322,6 +324,11 @@ class FitResult:
     flash_attn: bool = False
     ram_available_bytes: int = 0
     vram_free_bytes: tuple[int, ...] = ()
+    n_ctx_train: int = 0
+
+    @property
+    def past_trained_ctx(self) -> bool:
+        return 0 < self.n_ctx_train < self.n_ctx
 
     def summary_dict(self) -> dict[str, Any]:
         """The estimate in a catalog row (``catalog --json``): the verdict and the big numbers."""
@@ -334,6 +341,7 @@ class FitResult:
             "tokens_per_s": self.tokens_per_s,
             "max_ctx": self.max_ctx,
             "fits_disk": self.fits_disk,
+            "past_trained_ctx": self.past_trained_ctx,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -368,8 +376,26 @@ class FitResult:
             "load_seconds": self.load_seconds,
             "download_bytes": self.download_bytes,
             "fits_disk": self.fits_disk,
+            "n_ctx_train": self.n_ctx_train,
+            "past_trained_ctx": self.past_trained_ctx,
             "reasons": list(self.reasons),
         }
+
+
+def past_trained_context(arch: ModelArch, n_ctx: int) -> str | None:
+    """One sentence when ``n_ctx`` is longer than the context ``arch`` was trained on, else None.
+
+    llama.cpp loads such a context (it only logs a warning), but past the trained length the
+    positions are ones the model never saw: answers there lose coherence unless the model was
+    built for context extension (RoPE scaling).
+    """
+    trained = arch.n_ctx_train
+    if trained <= 0 or n_ctx <= trained:
+        return None
+    return (
+        f"The context {n_ctx:,} is past the {trained:,} tokens this model was trained on: "
+        f"text beyond {trained:,} tokens may come out garbled."
+    )
 
 
 def _edge_entry(

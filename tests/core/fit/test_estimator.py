@@ -18,7 +18,7 @@ from desktop.core.fit.speed import (
     CPU_EFFICIENCY,
     CPU_LAYER_OVERHEAD_S,
     GPU_EFFICIENCY,
-    GPU_TOKEN_OVERHEAD_S,
+    GPU_LAYER_OVERHEAD_S,
 )
 from desktop.core.gguf import ModelArch
 from desktop.core.hardware import (
@@ -360,7 +360,7 @@ def test_speed_is_the_bandwidth_roofline_times_efficiency() -> None:
     gpu = estimate(target, with_gpus(cpu_only(64), 24, bandwidth=1000.0), n_ctx=4096)
     assert gpu.roofline_tokens_per_s is not None
     assert gpu.tokens_per_s is not None
-    per_token = 1 / (gpu.roofline_tokens_per_s * GPU_EFFICIENCY) + GPU_TOKEN_OVERHEAD_S
+    per_token = 1 / (gpu.roofline_tokens_per_s * GPU_EFFICIENCY) + 32 * GPU_LAYER_OVERHEAD_S
     assert gpu.tokens_per_s == pytest.approx(1 / per_token)
     assert gpu.tokens_per_s > 10 * cpu.tokens_per_s
     unknown = estimate(target, cpu_only(64, bandwidth=None), n_ctx=4096)
