@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # Shipped builds of llama.cpp must run on any x86-64 CPU: no -march=native (AVX-512 here).
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: run test lint typecheck pytest bench package package-windows package-check demo clean
+.PHONY: run test lint typecheck pytest bench package package-windows package-check demo clean screenshots
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,9 +18,16 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m desktop.core.demo --prepare
 	@touch $(STAMP)
 
+# The window's Chinese: resources/i18n/*.ts (edited with scripts/i18n.py) compiled by lrelease. The
+# .qm files are committed too, so a wheel or bundle built without make carries them.
+QM := resources/i18n/llm_scout_zh_CN.qm
+
+$(QM): %.qm: %.ts | $(STAMP)
+	$(VENV)/bin/pyside6-lrelease -silent $< -qm $@
+
 demo: $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) $(QM)
 	$(VENV)/bin/llm-scout
 
 lint: $(STAMP)
@@ -30,7 +37,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(QM)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
@@ -50,7 +57,7 @@ $(PACKAGE_STAMP): $(STAMP)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q -e '.[gui,test,package]'
 	@touch $(PACKAGE_STAMP)
 
-package: $(PACKAGE_STAMP)
+package: $(PACKAGE_STAMP) $(QM)
 	$(PY) packaging/build.py all
 
 # The Windows installer script wrapped around a stand-in payload, with warnings as errors (the

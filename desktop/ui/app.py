@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop import __version__
@@ -91,7 +91,9 @@ class Controller:
             self.window.set_backend_text(info.summary())
         elif self.state.engine_error:
             self.window.set_backend_text(
-                self.window.tr("llama.cpp: the engine could not be started")
+                QCoreApplication.translate(
+                    "MainWindow", "llama.cpp: the engine could not be started"
+                )
             )
 
     def shutdown(self) -> None:

@@ -49,18 +49,19 @@ def error_text(percent: float | None) -> str:
 def answer_summary(report: RunReport) -> str:
     """TTFT 142 ms · prompt 512 t @ 1,830 t/s · 256 t @ 58.2 t/s · stop: length."""
     m = report.metrics
-    tr = QCoreApplication.translate
     parts = [
-        tr("Metrics", "TTFT %1").replace(
+        QCoreApplication.translate("Metrics", "TTFT %1").replace(
             "%1", fmt.seconds(None if m.ttft_ms is None else m.ttft_ms / 1000)
         ),
-        tr("Metrics", "prompt %1 t @ %2")
+        QCoreApplication.translate("Metrics", "prompt %1 t @ %2")
         .replace("%1", fmt.integer(m.prompt_tokens))
         .replace("%2", fmt.rate(m.prompt_tokens_per_s)),
-        tr("Metrics", "%1 t @ %2")
+        QCoreApplication.translate("Metrics", "%1 t @ %2")
         .replace("%1", fmt.integer(m.generated_tokens))
         .replace("%2", fmt.rate(m.tokens_per_s)),
-        tr("Metrics", "stop: %1").replace("%1", finish_text(report.finish_reason)),
+        QCoreApplication.translate("Metrics", "stop: %1").replace(
+            "%1", finish_text(report.finish_reason)
+        ),
     ]
     return " · ".join(parts)
 

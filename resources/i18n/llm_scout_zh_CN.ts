@@ -1,0 +1,4649 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name></name>
+    <message>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+66"/>
+        <source>Playground</source>
+        <translation>演练场</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>llm-scout run</source>
+        <translation>llm-scout run</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>an unknown model</source>
+        <translation>未知模型</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Cut off: %1</source>
+        <translation>被截断：%1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>(nothing came)</source>
+        <translation>（没有输出）</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>RAM (peak RSS)</source>
+        <translation>内存（峰值 RSS）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>VRAM (peak)</source>
+        <translation>显存（峰值）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+180"/>
+        <source>generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <location line="-174"/>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>flash attention</source>
+        <translation>Flash Attention</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chat template</source>
+        <translation>聊天模板</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>top-p</source>
+        <translation>top-p</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>top-k</source>
+        <translation>top-k</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>min-p</source>
+        <translation>min-p</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max tokens</source>
+        <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>predicted for</source>
+        <translation>预测基于</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU layers loaded</source>
+        <translation>已加载到 GPU 的层数</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sha256</source>
+        <translation>sha256</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>not computed yet</source>
+        <translation>尚未计算</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 cores, %2 threads</source>
+        <translation>%1 核心，%2 线程</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>fair</source>
+        <translation>公平</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>parallel</source>
+        <translation>并行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>mode: %1</source>
+        <translation>模式：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1/%2 answers</source>
+        <translation>%1/%2 个回答</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>suite: %1</source>
+        <translation>提示词集：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>blind</source>
+        <translation>盲测</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Some answers are missing: Open shows it and can resume it.</source>
+        <translation>部分回答缺失：点“打开”可以查看并继续运行。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 blind votes</source>
+        <translation>%1 次盲测投票</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>contestant</source>
+        <translation>参赛模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>answers</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>TTFT</source>
+        <translation>首 token</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>peak RAM</source>
+        <translation>内存峰值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>checks</source>
+        <translation>检查</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogFilterBar</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/catalog_filter_bar.py" line="+71"/>
+        <source>Context length</source>
+        <extracomment>The context slider&apos;s stops (tokens); the spin box next to it takes any value.</extracomment>
+        <translation>上下文长度</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Context length: how many tokens of prompt and answer the model keeps. The KV cache grows with it. Stops: %1; type any value in the box.</source>
+        <translation>上下文长度：模型能同时记住的提示词和回答的 token 数，KV 缓存随之增大。滑块档位：%1；也可以在输入框里填任意值。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Context length in tokens</source>
+        <translation>上下文长度（token）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The exact context length in tokens.</source>
+        <translation>精确的上下文长度（token 数）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>qwen 7b q4</source>
+        <translation>qwen 7b q4</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search models</source>
+        <translation>搜索模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Every word must begin a word of the model&apos;s name, family, tags or quant.</source>
+        <translation>每个搜索词都要与模型名称、系列、标签或量化中某个词的开头相符。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+48"/>
+        <source>Family</source>
+        <translation>系列</translation>
+    </message>
+    <message>
+        <location line="-47"/>
+        <source>All families</source>
+        <translation>全部系列</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+43"/>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <location line="-42"/>
+        <source>All formats</source>
+        <translation>全部格式</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>GGUF runs with llama.cpp (CPU and GPU); AWQ with vLLM on NVIDIA GPUs.</source>
+        <translation>GGUF 由 llama.cpp 运行（CPU 和 GPU 均可）；AWQ 需要在 NVIDIA GPU 上用 vLLM 运行。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Fits only</source>
+        <translation>仅显示可运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hide the variants that do not fit (verdict no).</source>
+        <translation>隐藏放不下的变体（判定为“放不下”）。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fully on GPU</source>
+        <translation>完全在 GPU 上</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Only variants with every layer on the GPU.</source>
+        <translation>只显示所有层都能放进 GPU 的变体。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Commercial use</source>
+        <translation>可商用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Only licences that allow commercial use.</source>
+        <translation>只显示许可证允许商用的模型。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>中文 Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Only models that speak Chinese well.</source>
+        <translation>只显示中文能力好的模型。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Estimating</source>
+        <translation>正在估算</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>tokens</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location line="+88"/>
+        <source>%1 of %2 variants</source>
+        <translation>%1 / %2 个变体</translation>
+    </message>
+</context>
+<context>
+    <name>CatalogTableModel</name>
+    <message>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+287"/>
+        <source>Family</source>
+        <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column.</extracomment>
+        <translation>系列</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Params</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quant</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>所需内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>On disk</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>中文</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The model family (who trained it).</source>
+        <translation>模型系列（由谁训练）。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model&apos;s name in the catalog.</source>
+        <translation>模型在目录中的名称。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Parameters. For a mixture of experts, the active parameters per token follow in brackets (A3.3B): speed follows those, memory the total.</source>
+        <translation>参数量。混合专家（MoE）模型在括号里注明每个 token 的激活参数（A3.3B）：速度取决于激活参数，内存取决于总参数。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Quantization: how many bits each weight keeps (Q4_K_M about 4.8, Q8_0 about 8.5). AWQ models are 4-bit safetensors for vLLM on NVIDIA GPUs, not GGUF.</source>
+        <translation>量化：每个权重保留多少位（Q4_K_M 约 4.8 位，Q8_0 约 8.5 位）。AWQ 模型是供 NVIDIA GPU 上的 vLLM 使用的 4 位 safetensors，不是 GGUF。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Download size. %1 marks a size from the publisher that was not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
+        <translation>下载大小。%1 表示发布者给出、尚未与 Hub 核对的大小（`llm-scout catalog refresh` 会核对）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Where it would run here at %1 tokens of context: GPU (every layer on the GPU), partial N/M (N of M layers on the GPU), CPU (in RAM) or no (does not fit). %2 marks a context longer than the model was trained for.</source>
+        <translation>在 %1 个 token 的上下文下，它在这台机器上会在哪里运行：GPU（所有层都在 GPU 上）、部分 N/M（M 层中有 N 层在 GPU 上）、CPU（在内存中）或放不下。%2 表示上下文超出了模型训练时的长度。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Predicted memory (%1) for a run at %2 tokens of context: RAM and video memory together. The detail panel splits it.</source>
+        <translation>在 %2 个 token 的上下文下运行的预测内存占用（%1）：内存和显存合计。详情面板中有分项。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Predicted generation speed in tokens per second (%1): a memory-bandwidth estimate, calibrated on real runs.</source>
+        <translation>预测的生成速度，单位为每秒 token 数（%1）：根据内存带宽估算，并用实际运行结果校准过。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Whether the files are on this machine (downloaded or found by the library).</source>
+        <translation>文件是否已在本机上（已下载，或已被本地模型库找到）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The licence; the tooltip says whether commercial use is allowed.</source>
+        <translation>许可证；悬停提示会说明是否允许商用。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Whether the model speaks Chinese well (中文).</source>
+        <translation>模型的中文能力是否好（中文）。</translation>
+    </message>
+    <message>
+        <location line="+98"/>
+        <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
+        <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 parameters.</source>
+        <translation>%1 参数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 files from %2</source>
+        <translation>%1 个文件，来自 %2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Size checked against the Hub.</source>
+        <translation>大小已与 Hub 核对。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The publisher&apos;s size, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
+        <translation>发布者给出的大小，尚未与 Hub 核对（`llm-scout catalog refresh` 会核对）。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Commercial use allowed.</source>
+        <translation>允许商用。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Not for commercial use.</source>
+        <translation>不可商用。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Speaks Chinese.</source>
+        <translation>支持中文。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.</source>
+        <translation>在 %1 个 token 的上下文下预测：内存 %2，显存 %3。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>From the downloaded file&apos;s header.</source>
+        <translation>来自已下载文件的文件头。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Predicted generation speed, from memory bandwidth.</source>
+        <translation>根据内存带宽预测的生成速度。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPanel</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/chat_panel.py" line="+48"/>
+        <source>System prompt and sampling</source>
+        <translation>系统提示词与采样</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Write a message; Ctrl+Enter sends it, Esc stops the answer.</source>
+        <translation>输入消息；Ctrl+Enter 发送，Esc 停止回答。</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Send the message (Ctrl+Enter).</source>
+        <translation>发送消息（Ctrl+Enter）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stop the answer (Esc); what came is kept.</source>
+        <translation>停止回答（Esc）；已生成的内容会保留。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ask the last message again.</source>
+        <translation>重新发送上一条消息。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Forget the conversation (the model stays loaded).</source>
+        <translation>清空对话（模型仍保持加载）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Copy the conversation as Markdown.</source>
+        <translation>以 Markdown 格式复制对话。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Save…</source>
+        <translation>保存…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Save the conversation as Markdown or JSON, with the settings and metrics.</source>
+        <translation>将对话连同设置和指标保存为 Markdown 或 JSON。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSettingsPanel</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/chat_settings.py" line="+44"/>
+        <location line="+3"/>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>You are a helpful assistant.</source>
+        <translation>你是一个乐于助人的助手。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>0 always picks the likeliest token.</source>
+        <translation>为 0 时总是选择概率最高的 token。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>1.0: no penalty.</source>
+        <translation>1.0：不惩罚。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>random</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The same seed and settings give the same answer.</source>
+        <translation>相同的种子和设置会得到相同的回答。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The most tokens one answer may have.</source>
+        <translation>一次回答最多可生成的 token 数。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Max tokens</source>
+        <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Defaults</source>
+        <translation>恢复默认</translation>
+    </message>
+</context>
+<context>
+    <name>Compare</name>
+    <message>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+40"/>
+        <source>%1 W / %2 T / %3 L</source>
+        <extracomment>The raw value of a cell (numbers for numeric columns), for tests and sorting.</extracomment>
+        <translation>%1 胜 / %2 平 / %3 负</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 bad</source>
+        <translation>都不好 %1</translation>
+    </message>
+</context>
+<context>
+    <name>CompareBoard</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_board.py" line="+71"/>
+        <source>Add two to six models with “Add model” — models on this machine, or the same model twice with different settings — type a prompt or pick a suite, and Run.</source>
+        <translation>用“添加模型”加入二到六个模型（本机上的模型，或同一个模型配两套不同设置），输入提示词或选择一个提示词集，然后点“运行”。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Previous prompt</source>
+        <translation>上一个提示词</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Prompt shown in the columns</source>
+        <translation>各列显示的提示词</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Next prompt</source>
+        <translation>下一个提示词</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Tie</source>
+        <translation>平局</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>ready · not run yet</source>
+        <translation>就绪 · 尚未运行</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <location line="+27"/>
+        <source>Answer %1</source>
+        <translation>回答 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>ctx %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GPU layers %1</source>
+        <translation>GPU 层数 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 threads</source>
+        <translation>%1 线程</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KV %1</source>
+        <translation>KV %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>temp %1</source>
+        <translation>温度 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>seed %1</source>
+        <translation>种子 %1</translation>
+    </message>
+    <message>
+        <location line="+79"/>
+        <source>queued (fair mode)</source>
+        <translation>排队中（公平模式）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>starting (parallel mode)…</source>
+        <translation>正在启动（并行模式）…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>answering…</source>
+        <translation>正在回答…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>answering prompt %1 of %2</source>
+        <translation>正在回答第 %1 / %2 个提示词</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no reason given</source>
+        <translation>未给出原因</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>stopped · %1 of %2 answers</source>
+        <translation>已停止 · %1 / %2 个回答</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>loaded in %1</source>
+        <translation>加载用时 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 of %2 answers</source>
+        <translation>%1 / %2 个回答</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>not run yet</source>
+        <translation>尚未运行</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>TTFT %1</source>
+        <translation>首 token %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>RAM %1</source>
+        <translation>内存 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>VRAM %1</source>
+        <translation>显存 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>No answer: %1</source>
+        <translation>没有回答：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>No answer: the model failed.</source>
+        <translation>没有回答：模型运行失败。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Waiting for its turn…</source>
+        <translation>正在排队…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Waiting for the first token…</source>
+        <translation>正在等待第一个 token…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No answer yet.</source>
+        <translation>还没有回答。</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Both bad</source>
+        <translation>都不好</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>All bad</source>
+        <translation>都不好</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Which answer is better? (%1 of %2 prompts voted)</source>
+        <translation>哪个回答更好？（已对 %1 / %2 个提示词投票）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1 is better</source>
+        <translation>%1 更好</translation>
+    </message>
+</context>
+<context>
+    <name>CompareChart</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_chart.py" line="+41"/>
+        <source>Generation speed against peak memory</source>
+        <translation>生成速度与峰值内存</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>peak memory (MiB, RAM + VRAM)</source>
+        <translation>峰值内存（MiB，内存 + 显存）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>generation tokens/s</source>
+        <translation>生成 tokens/s</translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>Up and left is better: faster and smaller. Marker size: checks passed, else the win rate (hollow: neither known).</source>
+        <translation>越靠左上越好：更快、更省内存。标记大小：通过的检查数，没有检查时为胜率（空心：两者都未知）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The chart fills in as answers are measured.</source>
+        <translation>随着回答被测量，图表会逐步填充。</translation>
+    </message>
+</context>
+<context>
+    <name>CompareColumn</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_column.py" line="+147"/>
+        <source>Change this model&apos;s settings</source>
+        <translation>修改此模型的设置</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Change settings</source>
+        <translation>修改设置</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Take this model out of the comparison</source>
+        <translation>将此模型移出对比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+</context>
+<context>
+    <name>ComparePage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/compare.py" line="+156"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location line="+143"/>
+        <source>Import a prompt suite</source>
+        <translation>导入提示词集</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Prompt suites (*.jsonl *.csv)</source>
+        <translation>提示词集 (*.jsonl *.csv)</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Add a model</source>
+        <translation>添加模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>A comparison takes two to six models; add them with “Add model”.</source>
+        <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
+    </message>
+    <message>
+        <location line="+112"/>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <location line="+92"/>
+        <source>comparison %1</source>
+        <translation>对比 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fair mode</source>
+        <translation>公平模式</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>parallel mode</source>
+        <translation>并行模式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the models shared the machine: speeds do not compare</source>
+        <translation>模型同时共用这台机器：速度不可直接比较</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>names hidden until you reveal them</source>
+        <translation>在你揭晓之前隐藏名称</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Preparing…</source>
+        <translation>正在准备…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 of %2 answers</source>
+        <translation>%1 / %2 个回答</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>incomplete: Resume runs the rest</source>
+        <translation>未完成：点“继续”运行剩下的部分</translation>
+    </message>
+    <message>
+        <location line="+80"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Export the comparison</source>
+        <translation>导出对比</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>together the models need %1 of %2; %3 is available, %4 after the safety margin</source>
+        <translation>这些模型合计需要 %1 %2；可用 %3，扣除安全余量后为 %4</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>GPU %1 needs %2 of VRAM, %3 is free</source>
+        <translation>GPU %1 需要 %2 显存，空闲 %3</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Parallel mode refused on %1: %2 Use fair mode, which runs one model at a time.</source>
+        <translation>在 %1 上无法使用并行模式：%2 请使用公平模式，一次只运行一个模型。</translation>
+    </message>
+</context>
+<context>
+    <name>CompareResults</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_results.py" line="+49"/>
+        <source>Summary</source>
+        <translation>汇总</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CSV</source>
+        <translation>CSV</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>JSON</source>
+        <translation>JSON</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chart PNG</source>
+        <translation>图表 PNG</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Tables and answers to paste into an issue or a forum post</source>
+        <translation>表格和回答，可粘贴到 issue 或论坛帖子中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>One row per model and prompt, for a spreadsheet</source>
+        <translation>每个模型和提示词一行，适合电子表格</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Everything, with the summary and the chart&apos;s points</source>
+        <translation>全部内容，包括汇总和图表数据点</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The chart as an image</source>
+        <translation>将图表导出为图片</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Export %1</source>
+        <translation>导出 %1</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Summary of the comparison</source>
+        <translation>对比汇总</translation>
+    </message>
+</context>
+<context>
+    <name>CompareSetup</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+81"/>
+        <source>Add model</source>
+        <translation>添加模型</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Add a model on this machine (two to six); the same model twice compares settings.</source>
+        <translation>添加一个本机上的模型（二到六个）；同一模型添加两次可对比不同设置。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>fair</source>
+        <translation>公平</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>One model at a time, each alone on the machine.</source>
+        <translation>一次运行一个模型，每个模型独占这台机器。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>parallel</source>
+        <translation>并行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>All models at once, only when the fit says they fit together.</source>
+        <translation>所有模型同时运行，仅在估算表明它们能同时放下时可用。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Blind</source>
+        <translation>盲测</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Hide the names and shuffle the columns; vote on each prompt, then reveal the names with the win rates.</source>
+        <translation>隐藏名称并打乱各列顺序；对每个提示词投票，最后揭晓名称和胜率。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Max tokens</source>
+        <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Most tokens per answer</source>
+        <translation>每个回答的最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Reveal names</source>
+        <translation>揭晓名称</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run only the answers this comparison is missing.</source>
+        <translation>只运行这次对比还缺少的回答。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Run every prompt on every model (Ctrl+Enter).</source>
+        <translation>在每个模型上运行每个提示词（Ctrl+Enter）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Stop the comparison; finished answers are kept and it can be resumed.</source>
+        <translation>停止对比；已完成的回答会保留，之后可以继续。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Prompts</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Prompt suite</source>
+        <translation>提示词集</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>One prompt (type it here)</source>
+        <translation>单个提示词（在此输入）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Import JSONL or CSV…</source>
+        <translation>导入 JSONL 或 CSV…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Prompt for every model</source>
+        <translation>发给每个模型的提示词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>One prompt, sent to every model…</source>
+        <translation>一个提示词，发给每个模型…</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>No models found on this machine</source>
+        <translation>本机上没有找到模型</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Open a GGUF file…</source>
+        <translation>打开 GGUF 文件…</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>%1 (%2 prompts)</source>
+        <translation>%1（%2 个提示词）</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>File: %1</source>
+        <translation>文件：%1</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>%1 prompts</source>
+        <translation>%1 个提示词</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+8"/>
+        <source>line %1: %2</source>
+        <translation>第 %1 行：%2</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>%1 rows skipped</source>
+        <translation>跳过了 %1 行</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Parallel: every model loads at once and they answer side by side — done sooner, but they share the machine, so their speeds do not compare. Allowed only when the fit says they fit in memory together.</source>
+        <translation>并行：所有模型同时加载并同时回答，完成得更快，但它们共用这台机器，速度不可直接比较。仅在估算表明它们能同时放进内存时可用。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Fair: one model at a time, each alone on the machine, so speeds compare; the others wait in the queue.</source>
+        <translation>公平：一次运行一个模型，每个模型独占这台机器，速度可以直接比较；其余模型排队等候。</translation>
+    </message>
+</context>
+<context>
+    <name>ContestantDialog</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/contestant_dialog.py" line="+46"/>
+        <source>Contestant settings</source>
+        <translation>参赛模型设置</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Settings left at “default” use the comparison&apos;s own. Add the same model twice with different settings to compare them.</source>
+        <translation>保持“默认”的设置沿用本次对比的设置。把同一个模型以不同设置添加两次即可对比这些设置。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Model file</source>
+        <translation>模型文件</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>the model&apos;s name and what differs</source>
+        <translation>模型名称及不同之处</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Context length in tokens</source>
+        <translation>上下文长度（token）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Layers on the GPU; -1 puts every layer there.</source>
+        <translation>放到 GPU 上的层数；-1 表示全部放到 GPU 上。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+1"/>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>KV cache type</source>
+        <translation>KV 缓存类型</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>A quantized KV cache takes less memory and turns flash attention on.</source>
+        <translation>量化的 KV 缓存占用内存更少，并会开启 Flash Attention。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+1"/>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+1"/>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadsModel</name>
+    <message>
+        <location filename="../../desktop/ui/models/downloads_model.py" line="+81"/>
+        <source>Model</source>
+        <extracomment>The :class:`DownloadJob` of a row (any column). The job&apos;s state value (&quot;downloading&quot;, &quot;failed&quot;, ...) as a string.</extracomment>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time left</source>
+        <translation>剩余时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checking</source>
+        <translation>检查中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Downloading</source>
+        <translation>下载中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Retrying</source>
+        <translation>重试中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Verifying</source>
+        <translation>校验中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>%1 of %2 · %3%</source>
+        <translation>%1 / %2 · %3%</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Checking %1: %2 of %3 (%4%)</source>
+        <translation>正在检查 %1：%2 / %3（%4%）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>%1 files</source>
+        <translation>%1 个文件</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 (%2 of %3)</source>
+        <translation>%1（%2 / %3）</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>%1/s</source>
+        <translation>%1/s</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>%1 from %2
+%3</source>
+        <translation>%1，来自 %2
+%3</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadsPage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/downloads.py" line="+63"/>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Change the Hub address or pick a mirror on the Settings page.</source>
+        <translation>可在“设置”页更改 Hub 地址或选择镜像。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Stop for now and keep what arrived; Resume continues from there.</source>
+        <translation>暂时停止并保留已下载的部分；点“继续”从断点接着下载。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Continue a paused download where it stopped.</source>
+        <translation>从暂停处继续下载。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Try a failed download again; it resumes from the data already there.</source>
+        <translation>重新尝试失败的下载；会从已下载的数据接着下载。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Stop the download, delete what arrived and take it off the list.</source>
+        <translation>停止下载，删除已下载的部分并将其移出列表。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Clear done</source>
+        <translation>清除已完成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Take finished downloads off the list.</source>
+        <translation>将已完成的下载移出列表。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Download queue</source>
+        <translation>下载队列</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Nothing is downloading. Pick a model on the Models page and press Download: it shows up here with its progress, and lands in the Library when it is done.</source>
+        <translation>当前没有下载任务。在“模型”页选择一个模型并点击“下载”：它会带着进度显示在这里，下载完成后出现在“本地模型”中。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Open the Models page</source>
+        <translation>打开“模型”页</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Download details</source>
+        <translation>下载详情</translation>
+    </message>
+    <message>
+        <location line="+108"/>
+        <source>%1 from %2, into %3</source>
+        <translation>%1，来自 %2，保存到 %3</translation>
+    </message>
+    <message>
+        <location line="+71"/>
+        <source>The Hub address in the settings cannot be used: %1</source>
+        <translation>设置中的 Hub 地址无法使用：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Downloads are unavailable because %1.</source>
+        <translation>无法下载，原因：%1。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Downloading from %1 (mirror)</source>
+        <translation>正在从 %1 下载（镜像）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Downloading from %1</source>
+        <translation>正在从 %1 下载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Downloading from %1 (custom address)</source>
+        <translation>正在从 %1 下载（自定义地址）</translation>
+    </message>
+</context>
+<context>
+    <name>EngineErrorBanner</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/engine_error.py" line="+44"/>
+        <source>Engine error</source>
+        <translation>引擎错误</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show the end of llama.cpp&apos;s log.</source>
+        <translation>显示 llama.cpp 日志的末尾部分。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Reload</source>
+        <translation>重新加载</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Load the same model with the same settings again; the conversation stays.</source>
+        <translation>用相同设置重新加载同一个模型；对话会保留。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>llama.cpp log</source>
+        <translation>llama.cpp 日志</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>llama.cpp wrote nothing.</source>
+        <translation>llama.cpp 没有输出任何内容。</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorKinds</name>
+    <message>
+        <location filename="../../desktop/ui/error_texts.py" line="+15"/>
+        <source>Something went wrong</source>
+        <translation>出错了</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Options that do not fit together</source>
+        <translation>选项互相冲突</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Settings cannot be saved</source>
+        <translation>无法保存设置</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The database cannot be used</source>
+        <translation>数据库无法使用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hardware profile problem</source>
+        <translation>硬件配置文件有问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Demo model missing</source>
+        <translation>缺少演示模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model file cannot be read</source>
+        <translation>无法读取模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model file cannot be opened</source>
+        <translation>无法打开模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model file is missing</source>
+        <translation>模型文件不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+122"/>
+        <source>The model file is incomplete</source>
+        <translation>模型文件不完整</translation>
+    </message>
+    <message>
+        <location line="-121"/>
+        <source>The file is not a valid GGUF model</source>
+        <translation>该文件不是有效的 GGUF 模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Unsupported GGUF version</source>
+        <translation>不支持的 GGUF 版本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The GGUF file holds no model</source>
+        <translation>该 GGUF 文件中没有模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A part of a split model is wrong</source>
+        <translation>分卷模型的某个分卷有误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A part of a split model is missing</source>
+        <translation>分卷模型缺少某个分卷</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>This is not the first part of a split model</source>
+        <translation>这不是分卷模型的第一个分卷</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The remote model file cannot be read</source>
+        <translation>无法读取远程模型文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not a valid model address</source>
+        <translation>不是有效的模型地址</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No connection to the server</source>
+        <translation>无法连接服务器</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server did not answer in time</source>
+        <translation>服务器响应超时</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Catalog problem</source>
+        <translation>模型目录有问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The catalog file is not valid</source>
+        <translation>模型目录文件无效</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The catalog file is not valid JSON</source>
+        <translation>模型目录文件不是有效的 JSON</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The catalog file is missing</source>
+        <translation>模型目录文件不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The catalog file cannot be read</source>
+        <translation>无法读取模型目录文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The catalog cannot be saved</source>
+        <translation>无法保存模型目录</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Offline: the catalog cannot be refreshed</source>
+        <translation>离线：无法刷新模型目录</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The Hub cannot be reached</source>
+        <translation>无法访问 Hub</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No such model in the catalog</source>
+        <translation>模型目录中没有这个模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No such variant in the catalog</source>
+        <translation>模型目录中没有这个变体</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The estimate is not possible</source>
+        <translation>无法估算</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hugging Face Hub problem</source>
+        <translation>Hugging Face Hub 出现问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not a Hub address</source>
+        <translation>不是 Hub 地址</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not a valid repository or file name</source>
+        <translation>不是有效的仓库名或文件名</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Download failed</source>
+        <translation>下载失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Already being downloaded</source>
+        <translation>已在下载中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Download cancelled</source>
+        <translation>下载已取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not enough disk space</source>
+        <translation>磁盘空间不足</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Licence acceptance or token needed</source>
+        <translation>需要接受许可协议或提供令牌</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Network error</source>
+        <translation>网络错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A file where a folder should be</source>
+        <translation>此处应为文件夹，却是一个文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not found on the Hub</source>
+        <translation>在 Hub 上找不到</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Offline</source>
+        <translation>离线</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unsafe file name refused</source>
+        <translation>已拒绝不安全的文件名</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Checksum mismatch</source>
+        <translation>校验和不匹配</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Library problem</source>
+        <translation>本地模型库有问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The file cannot be copied</source>
+        <translation>无法复制文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A different file with that name exists</source>
+        <translation>已存在同名的其他文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A folder, not a file</source>
+        <translation>这是文件夹，不是文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unexpected folder layout</source>
+        <translation>文件夹结构不符合预期</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The file is missing</source>
+        <translation>文件不存在</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model not found</source>
+        <translation>找不到模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No models folder</source>
+        <translation>没有模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>No such file</source>
+        <translation>没有这个文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A split model is incomplete</source>
+        <translation>分卷模型不完整</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not the first part of a split model</source>
+        <translation>不是分卷模型的第一个分卷</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not in the library</source>
+        <translation>不在本地模型库中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The file cannot be read</source>
+        <translation>无法读取文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not a GGUF model</source>
+        <translation>不是 GGUF 模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Comparison problem</source>
+        <translation>对比出现问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A comparison takes two to six models</source>
+        <translation>对比需要二到六个模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A comparison setting cannot be used</source>
+        <translation>某项对比设置无法使用</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not enough memory to run the models together</source>
+        <translation>内存不足，无法同时运行这些模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The prompt suite cannot be used</source>
+        <translation>提示词集无法使用</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No such prompt suite</source>
+        <translation>没有这个提示词集</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The history cannot be used</source>
+        <translation>历史记录无法使用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The history was written by a newer version</source>
+        <translation>历史记录由更新版本的程序写入</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not in the history</source>
+        <translation>不在历史记录中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Engine problem</source>
+        <translation>引擎出现问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chat template problem</source>
+        <translation>聊天模板有问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model file does not exist</source>
+        <translation>模型文件不存在</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not a model file</source>
+        <translation>不是模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Not a GGUF file</source>
+        <translation>不是 GGUF 文件</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Architecture not supported by this llama.cpp</source>
+        <translation>当前的 llama.cpp 不支持该架构</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not enough memory</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model could not be loaded</source>
+        <translation>无法加载模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>No model loaded</source>
+        <translation>未加载模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The engine is busy</source>
+        <translation>引擎正忙</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The conversation is longer than the context</source>
+        <translation>对话长度超出了上下文</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The request cannot be run</source>
+        <translation>无法执行该请求</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Generation failed</source>
+        <translation>生成失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loading cancelled</source>
+        <translation>已取消加载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The engine sent something unexpected</source>
+        <translation>引擎返回了意外的内容</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The engine stopped</source>
+        <translation>引擎已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The engine could not be started</source>
+        <translation>无法启动引擎</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The engine did not answer in time</source>
+        <translation>引擎响应超时</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>llama-cpp-python is missing</source>
+        <translation>缺少 llama-cpp-python</translation>
+    </message>
+</context>
+<context>
+    <name>Errors</name>
+    <message>
+        <location filename="../../desktop/ui/errors.py" line="+42"/>
+        <source>An unexpected error happened; the log file has the details.</source>
+        <translation>发生了意外错误；详情见日志文件。</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>Something went wrong</source>
+        <translation>出错了</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM Scout hit an unexpected error and wrote the details to its log file. The app keeps running.</source>
+        <translation>LLM Scout 遇到了意外错误，详情已写入日志文件。程序会继续运行。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Open log file</source>
+        <translation>打开日志文件</translation>
+    </message>
+</context>
+<context>
+    <name>Format</name>
+    <message>
+        <location filename="../../desktop/ui/format.py" line="+41"/>
+        <location line="+1"/>
+        <source>t/s</source>
+        <translation>t/s</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>?</source>
+        <translation>?</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-343"/>
+        <source>partial %1/%2</source>
+        <extracomment>The :class:`CatalogEntry` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
+        <translation>部分 %1/%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>This variant could not be estimated.</source>
+        <translation>无法估算这个变体。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Runs fully on the GPU: every layer and the output layer in video memory.</source>
+        <translation>完全在 GPU 上运行：所有层和输出层都在显存中。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Partial offload: %1 of %2 layers on the GPU, the rest on the CPU.</source>
+        <translation>部分卸载：%2 层中有 %1 层在 GPU 上，其余在 CPU 上。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Runs on the CPU, in RAM.</source>
+        <translation>在 CPU 上运行，使用内存。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Does not fit on this hardware at this context length.</source>
+        <translation>在这个上下文长度下，这台硬件放不下。</translation>
+    </message>
+</context>
+<context>
+    <name>HardwarePage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/hardware.py" line="+59"/>
+        <source>Save profile…</source>
+        <translation>保存配置…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Write this machine&apos;s profile as JSON (the same as `llm-scout hw --save`), to ask from another computer what would fit here.</source>
+        <translation>将本机的硬件配置写成 JSON（与 `llm-scout hw --save` 相同），以便在另一台电脑上查看这里能运行哪些模型。</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>What if: %1</source>
+        <translation>假设：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Detecting the hardware…</source>
+        <translation>正在检测硬件…</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+111"/>
+        <source>Model</source>
+        <translation>型号</translation>
+    </message>
+    <message>
+        <location line="-109"/>
+        <source>Cores</source>
+        <translation>核心</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>%1 cores, %2 threads</source>
+        <translation>%1 核心，%2 线程</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>llama.cpp uses one thread per physical core by default.</source>
+        <translation>llama.cpp 默认每个物理核心使用一个线程。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Instructions</source>
+        <translation>指令集</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The vector instructions llama.cpp&apos;s CPU kernels can use here.</source>
+        <translation>llama.cpp 的 CPU 内核在这里可以使用的向量指令。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Caches</source>
+        <translation>缓存</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Memory bandwidth</source>
+        <translation>内存带宽</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+102"/>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <location line="-100"/>
+        <source>Measured once with a short copy benchmark (or from the spec sheet for a what-if profile); it bounds generation speed on the CPU.</source>
+        <translation>用一次简短的复制测试测得（假设配置则取自规格表）；它决定了 CPU 上生成速度的上限。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 available of %2</source>
+        <translation>可用 %1 / 共 %2</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Container limit</source>
+        <translation>容器限制</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Swap</source>
+        <translation>交换空间</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Disk of the models folder</source>
+        <translation>模型文件夹所在磁盘</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>NVMe SSD</source>
+        <translation>NVMe 固态硬盘</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>SSD</source>
+        <translation>固态硬盘</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hard disk</source>
+        <translation>机械硬盘</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Unknown kind</source>
+        <translation>类型未知</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+49"/>
+        <source>%1 free of %2</source>
+        <translation>空闲 %1 / 共 %2</translation>
+    </message>
+    <message>
+        <location line="-45"/>
+        <source>Space</source>
+        <translation>空间</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 MB/s</source>
+        <translation>%1 MB/s</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Measure</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Time a sequential read of up to 256 MiB from this disk (a few seconds).</source>
+        <translation>从这个磁盘顺序读取最多 256 MiB 并计时（需要几秒钟）。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Read speed</source>
+        <translation>读取速度</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+2"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>None found: models run on the CPU.</source>
+        <translation>未找到 GPU：模型将在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Unified memory</source>
+        <translation>统一内存</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Video memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Compute capability</source>
+        <translation>计算能力</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Driver / CUDA</source>
+        <translation>驱动 / CUDA</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>llama.cpp build</source>
+        <translation>llama.cpp 构建</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Starting an engine worker to check…</source>
+        <translation>正在启动引擎工作进程进行检查…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Build</source>
+        <translation>构建</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GPU offload</source>
+        <translation>GPU 卸载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>no (CPU-only build)</source>
+        <translation>否（仅 CPU 构建）</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Save this machine&apos;s profile</source>
+        <translation>保存本机的硬件配置</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Hardware profiles (*.json)</source>
+        <translation>硬件配置 (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryDetail</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="-241"/>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <location line="+254"/>
+        <source>and %1 more</source>
+        <translation>还有 %1 条</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryPage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/history.py" line="+97"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>words in a prompt, an answer or a title</source>
+        <translation>提示词、回答或标题中的词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search the history</source>
+        <translation>搜索历史记录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Filter by model</source>
+        <translation>按模型筛选</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+175"/>
+        <source>All models</source>
+        <translation>全部模型</translation>
+    </message>
+    <message>
+        <location line="-173"/>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show answers, comparisons or both</source>
+        <translation>显示回答、对比或两者</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Everything</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Answers</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Comparisons</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Stored answers and comparisons</source>
+        <translation>已保存的回答和对比</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Show this comparison in the Compare page.</source>
+        <translation>在“对比”页中显示这次对比。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Re-run on this machine</source>
+        <translation>在本机上重新运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+257"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="-234"/>
+        <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
+        <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
+    </message>
+    <message>
+        <location line="+77"/>
+        <source>1 item</source>
+        <translation>1 项</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 items</source>
+        <translation>%1 项</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Nothing matches the search and filters.</source>
+        <translation>没有符合搜索和筛选条件的内容。</translation>
+    </message>
+    <message>
+        <location line="+90"/>
+        <source>Open this model in the Playground with this prompt.</source>
+        <translation>在演练场中用这个提示词打开这个模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Run this comparison again on this machine, in the Compare page.</source>
+        <translation>在“对比”页中，在本机上重新运行这次对比。</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>The model of this answer is not known.</source>
+        <translation>不知道这个回答用的是哪个模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The model file %1 is gone.</source>
+        <translation>模型文件 %1 已不存在。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Delete from the history</source>
+        <translation>从历史记录中删除</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Delete the comparison “%1”?</source>
+        <translation>要删除对比“%1”吗？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Its answers and votes are deleted with it.</source>
+        <translation>它的回答和投票也会一并删除。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Delete this answer of %1?</source>
+        <translation>要删除 %1 的这个回答吗？</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The model file stays on the disk.</source>
+        <translation>模型文件会保留在磁盘上。</translation>
+    </message>
+</context>
+<context>
+    <name>LayersSpin</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+61"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryModel</name>
+    <message>
+        <location filename="../../desktop/ui/models/library_model.py" line="+130"/>
+        <source>Name</source>
+        <extracomment>The :class:`LibraryRow` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. Columns a problem row&apos;s sentence spans (from COL_ARCH).</extracomment>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Params</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quant</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Catalog variant</source>
+        <translation>目录变体</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Path</source>
+        <translation>路径</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Parameters, from the file&apos;s tensors.</source>
+        <translation>参数量，根据文件中的张量统计。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The context length the model was trained for.</source>
+        <translation>模型训练时的上下文长度。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The catalog variant this file was matched to (by sha256, file name or the header&apos;s facts), which the fit estimate and the Models page use.</source>
+        <translation>这个文件对应的目录变体（通过 sha256、文件名或文件头信息匹配），适配估算和“模型”页会用到它。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Imported</source>
+        <translation>已导入</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Hugging Face cache</source>
+        <translation>Hugging Face 缓存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LM Studio</source>
+        <translation>LM Studio</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Ollama</source>
+        <translation>Ollama</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPT4All</source>
+        <translation>GPT4All</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Your folder</source>
+        <translation>你的文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Demo model</source>
+        <translation>演示模型</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 (missing)</source>
+        <translation>%1（缺失）</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>The file is gone since the last scan: %1</source>
+        <translation>上次扫描后文件已不存在：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Not matched to a catalog variant.</source>
+        <translation>未匹配到目录中的变体。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>matched by its sha256</source>
+        <translation>按 sha256 匹配</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>matched by its file name</source>
+        <translation>按文件名匹配</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>matched by the header&apos;s facts</source>
+        <translation>按文件头信息匹配</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 bytes</source>
+        <translation>%1 字节</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryPage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/library.py" line="+114"/>
+        <source>Library</source>
+        <translation>本地模型</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Add GGUF files to the library (you can also drop them on the window).</source>
+        <translation>把 GGUF 文件添加到本地模型库（也可以直接拖放到窗口上）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Copy into the models folder</source>
+        <translation>复制到模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Imported files are used where they are; tick this to copy them into the models folder&apos;s imported/ folder instead.</source>
+        <translation>导入的文件默认在原位置使用；勾选后会改为复制到模型文件夹下的 imported/ 文件夹中。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Remember a folder you keep GGUF models in and scan it (and its subfolders).</source>
+        <translation>记住一个存放 GGUF 模型的文件夹，并扫描它（包括子文件夹）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Rescan</source>
+        <translation>重新扫描</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Look again in the models folder, the Hugging Face cache, LM Studio, Ollama, GPT4All and your folders. Only new or changed files are read.</source>
+        <translation>重新查找模型文件夹、Hugging Face 缓存、LM Studio、Ollama、GPT4All 以及你添加的文件夹。只读取新增或有变动的文件。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the folder holding this file.</source>
+        <translation>打开这个文件所在的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Delete a model the app downloaded, or forget any other file (it stays on disk).</source>
+        <translation>删除本程序下载的模型，或忘记其他文件（文件仍留在磁盘上）。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Library work in progress</source>
+        <translation>本地模型库任务进行中</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Models on this machine</source>
+        <translation>本机上的模型</translation>
+    </message>
+    <message>
+        <location line="+65"/>
+        <source>Selected model</source>
+        <translation>选中的模型</translation>
+    </message>
+    <message>
+        <location line="+89"/>
+        <source>%1 model</source>
+        <translation>%1 个模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 models</source>
+        <translation>%1 个模型</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 file with a problem</source>
+        <translation>%1 个文件有问题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 files with problems</source>
+        <translation>%1 个文件有问题</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+245"/>
+        <source>Looking for models…</source>
+        <translation>正在查找模型…</translation>
+    </message>
+    <message>
+        <location line="-242"/>
+        <source>No models yet. Download one from the Models page, import a .gguf file (or drop it here), or add a folder where you keep models.</source>
+        <translation>还没有模型。可以在“模型”页下载一个，导入一个 .gguf 文件（或拖放到这里），或者添加一个存放模型的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Scanning the new folder…</source>
+        <translation>正在扫描新文件夹…</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>(%1 parts)</source>
+        <translation>（%1 个分卷）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>catalog: %1</source>
+        <translation>目录：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>missing since the last scan</source>
+        <translation>上次扫描后已缺失</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Scanning folder %1 of %2: %3 files, %4 read</source>
+        <translation>正在扫描第 %1 / %2 个文件夹：%3 个文件，已读取 %4</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Copying %1 (%2 of %3): %4 of %5</source>
+        <translation>正在复制 %1（%2 / %3）：%4 / %5</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Hashing %1 (%2 of %3): %4 of %5</source>
+        <translation>正在计算 %1 的哈希（%2 / %3）：%4 / %5</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+5"/>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Scan stopped after %1 model file.</source>
+        <translation>扫描已停止，找到 %1 个模型文件。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scan stopped after %1 model files.</source>
+        <translation>扫描已停止，找到 %1 个模型文件。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Scan done: %1 model file found</source>
+        <translation>扫描完成：找到 %1 个模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scan done: %1 model files found</source>
+        <translation>扫描完成：找到 %1 个模型文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>, %1 new</source>
+        <translation>，其中 %1 个是新的</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>, %1 with problems</source>
+        <translation>，%1 个有问题</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Imported %1 file.</source>
+        <translation>已导入 %1 个文件。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Imported %1 files.</source>
+        <translation>已导入 %1 个文件。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 was not imported: %2</source>
+        <translation>%1 未导入：%2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Import stopped.</source>
+        <translation>导入已停止。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Deleted %1 file.</source>
+        <translation>已删除 %1 个文件。</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Deleted %1 files.</source>
+        <translation>已删除 %1 个文件。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+178"/>
+        <source>Forgotten; the file stays on disk.</source>
+        <translation>已忘记；文件仍保留在磁盘上。</translation>
+    </message>
+    <message>
+        <location line="-154"/>
+        <source>Scanning…</source>
+        <translation>正在扫描…</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Import GGUF models</source>
+        <translation>导入 GGUF 模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Importing %1 file…</source>
+        <translation>正在导入 %1 个文件…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Importing %1 files…</source>
+        <translation>正在导入 %1 个文件…</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Add a folder of GGUF models</source>
+        <translation>添加存放 GGUF 模型的文件夹</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>There is no folder at %1.</source>
+        <translation>%1 处没有文件夹。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Scanning %1…</source>
+        <translation>正在扫描 %1…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>The folder %1 is gone.</source>
+        <translation>文件夹 %1 已不存在。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Remove from the library</source>
+        <translation>从本地模型库移除</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Delete %1 from the disk?</source>
+        <translation>要从磁盘上删除 %1 吗？</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>LLM Scout downloaded it into the models folder. Its file (%2) will be deleted; you can download it again later.</source>
+        <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的文件（%2）将被删除；之后可以重新下载。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>LLM Scout downloaded it into the models folder. Its %1 files (%2) will be deleted; you can download it again later.</source>
+        <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的 %1 个文件（%2）将被删除；之后可以重新下载。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forget %1?</source>
+        <translation>要忘记 %1 吗？</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The file stays on the disk: LLM Scout only deletes models it downloaded.</source>
+        <translation>文件会保留在磁盘上：LLM Scout 只删除自己下载的模型。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A rescan finds it again while it is in a scanned folder.</source>
+        <translation>只要它还在被扫描的文件夹中，重新扫描时就会再次找到它。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Forget</source>
+        <translation>忘记</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Deleting %1…</source>
+        <translation>正在删除 %1…</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Forgetting %1…</source>
+        <translation>正在忘记 %1…</translation>
+    </message>
+</context>
+<context>
+    <name>LivePlots</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/live_plots.py" line="+153"/>
+        <source>Live measurements</source>
+        <translation>实时测量</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>tokens/s</source>
+        <translation>tokens/s</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+278"/>
+        <source>memory (MiB)</source>
+        <translation>内存（MiB）</translation>
+    </message>
+    <message>
+        <location line="-277"/>
+        <source>GPU %</source>
+        <translation>GPU %</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>no readings yet</source>
+        <translation>暂无读数</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <location line="+33"/>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <location line="-4"/>
+        <source>tokens/s (last second)</source>
+        <translation>tokens/s（最近一秒）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>private RAM</source>
+        <translation>私有内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>file-backed RAM (model pages)</source>
+        <translation>文件映射内存（模型页）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>no GPU</source>
+        <translation>无 GPU</translation>
+    </message>
+    <message>
+        <location line="+130"/>
+        <source>memory (GiB)</source>
+        <translation>内存（GiB）</translation>
+    </message>
+</context>
+<context>
+    <name>LoadPanel</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+72"/>
+        <location line="+42"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="-36"/>
+        <source>Pick a model on this machine</source>
+        <translation>选择本机上的模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open…</source>
+        <translation>打开…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open a GGUF file from disk.</source>
+        <translation>从磁盘打开一个 GGUF 文件。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Chat template</source>
+        <translation>聊天模板</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The chat template that turns the conversation into the model&apos;s prompt: the file&apos;s own, or one chosen by architecture when the file has none, or one you pick.</source>
+        <translation>把对话转换成模型提示词的聊天模板：使用文件自带的；文件没有时按架构选择；或者由你指定。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+261"/>
+        <source>Unload</source>
+        <translation>卸载</translation>
+    </message>
+    <message>
+        <location line="-258"/>
+        <source>End the model&apos;s worker process and free its memory.</source>
+        <translation>结束模型的工作进程并释放其内存。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Loading</source>
+        <translation>加载进度</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Template</source>
+        <translation>模板</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Context length in tokens</source>
+        <translation>上下文长度（token）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Tokens of conversation the model keeps; the KV cache grows with it.</source>
+        <translation>模型能保留的对话 token 数；KV 缓存随之增大。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+49"/>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <location line="-45"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Every layer and the output layer on the GPU.</source>
+        <translation>所有层和输出层都放在 GPU 上。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Everything on the CPU.</source>
+        <translation>全部在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>CPU threads</source>
+        <translation>CPU 线程数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>CPU threads; llama.cpp runs best with one per physical core.</source>
+        <translation>CPU 线程数；llama.cpp 在每个物理核心一个线程时表现最好。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>KV cache type</source>
+        <translation>KV 缓存类型</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The KV cache&apos;s type: q8_0 halves and q4_0 quarters its memory, at a small cost in quality; a quantized cache needs flash attention.</source>
+        <translation>KV 缓存类型：q8_0 使其内存减半，q4_0 减为四分之一，质量略有损失；量化的缓存需要开启 Flash Attention。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+26"/>
+        <source>Flash attention</source>
+        <translation>Flash Attention</translation>
+    </message>
+    <message>
+        <location line="-24"/>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>auto: on for a quantized KV cache (llama.cpp needs it there), else off.</source>
+        <translation>自动：KV 缓存量化时开启（llama.cpp 需要），否则关闭。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>What the fit estimator predicts for these settings on the active profile.</source>
+        <translation>适配估算器在当前硬件配置下对这些设置的预测。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>What the loaded model&apos;s worker uses now (refreshed twice a second).</source>
+        <translation>已加载模型的工作进程当前的用量（每秒刷新两次）。</translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the file&apos;s own</source>
+        <translation>文件自带</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>by architecture: %1</source>
+        <translation>按架构：%1</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Layers on the GPU: the fit&apos;s best value is filled in.</source>
+        <translation>放到 GPU 上的层数：已填入估算出的最佳值。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>This llama.cpp build runs on the CPU only: nothing is offloaded.</source>
+        <translation>当前的 llama.cpp 构建只能在 CPU 上运行：不会卸载任何层到 GPU。</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>A quantized KV cache needs flash attention (auto or on).</source>
+        <translation>量化的 KV 缓存需要 Flash Attention（自动或开）。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>RAM ≈%1</source>
+        <translation>内存 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VRAM ≈%1</source>
+        <translation>显存 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>load ≈%1</source>
+        <translation>加载 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>predicted for %1: %2</source>
+        <translation>%1 的预测：%2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The fit says %1 will not fit with these settings.</source>
+        <translation>估算显示，在这些设置下 %1 放不下。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Needs about %1 of RAM; %2 is available.</source>
+        <translation>需要约 %1 内存；可用 %2。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Needs about %1 of VRAM; %2 is free.</source>
+        <translation>需要约 %1 显存；空闲 %2。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Load anyway? The worker may be stopped for lack of memory.</source>
+        <translation>仍要加载吗？工作进程可能会因内存不足而被终止。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>RAM %1</source>
+        <translation>内存 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>private %1</source>
+        <translation>私有 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>VRAM %1</source>
+        <translation>显存 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GPU %1%</source>
+        <translation>GPU %1%</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>measured: %1</source>
+        <translation>实测：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>context %1, GPU layers %2, %3 threads, KV %4</source>
+        <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../../desktop/ui/app.py" line="+94"/>
+        <source>llama.cpp: the engine could not be started</source>
+        <translation>llama.cpp：无法启动引擎</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/ui/main_window.py" line="+57"/>
+        <location line="+29"/>
+        <source>LLM Scout</source>
+        <translation>LLM Scout</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>Profile</source>
+        <translation>硬件配置</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Profile:</source>
+        <translation>硬件配置：</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Hardware profile</source>
+        <translation>硬件配置</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Every estimate follows this profile: this machine, or a what-if machine (a bundled profile, or one saved with `llm-scout hw --save` on another device).</source>
+        <translation>所有估算都基于这个配置：本机，或一台假设的机器（内置的配置，或在另一台设备上用 `llm-scout hw --save` 保存的配置）。</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <location line="+200"/>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="-196"/>
+        <location line="+194"/>
+        <source>What if: %1</source>
+        <translation>假设：%1</translation>
+    </message>
+    <message>
+        <location line="-191"/>
+        <source>File: %1</source>
+        <translation>文件：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Open profile file…</source>
+        <translation>打开配置文件…</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Pages</source>
+        <translation>页面</translation>
+    </message>
+    <message>
+        <location line="+84"/>
+        <source>Hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Downloads</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Library</source>
+        <translation>本地模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Playground</source>
+        <translation>演练场</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>History</source>
+        <translation>历史记录</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>llama.cpp: checking…</source>
+        <translation>llama.cpp：检查中…</translation>
+    </message>
+    <message>
+        <location line="+45"/>
+        <source>Open a hardware profile</source>
+        <translation>打开硬件配置</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Hardware profiles (*.json)</source>
+        <translation>硬件配置 (*.json)</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>A what-if profile is active: estimates are for that machine, not this one.</source>
+        <translation>当前使用的是假设配置：估算针对的是那台机器，而不是本机。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Detecting hardware…</source>
+        <translation>正在检测硬件…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>unified</source>
+        <translation>统一内存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 RAM</source>
+        <translation>内存 %1</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>⇩ 1 download</source>
+        <translation>⇩ 1 个下载</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>⇩ %1 downloads</source>
+        <translation>⇩ %1 个下载</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryBar</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/memory_bar.py" line="+80"/>
+        <source>weights</source>
+        <extracomment>The parts of a breakdown, in drawing order, with their colours.</extracomment>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>overhead</source>
+        <translation>额外开销</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>needs %1</source>
+        <translation>需要 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>needs %1 of %2</source>
+        <translation>需要 %1 / 共 %2</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 short</source>
+        <translation>还差 %1</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Predicted: %1.</source>
+        <translation>预测：%1。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The dashed outline marks a prediction, not a measurement.</source>
+        <translation>虚线框表示预测值，而非实测值。</translation>
+    </message>
+</context>
+<context>
+    <name>Metrics</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/metrics_panel.py" line="+32"/>
+        <source>the model ended its answer</source>
+        <translation>模型自行结束了回答</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max tokens reached</source>
+        <translation>达到最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the context is full</source>
+        <translation>上下文已满</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the engine stopped</source>
+        <translation>引擎已停止</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>TTFT %1</source>
+        <translation>首 token %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>prompt %1 t @ %2</source>
+        <translation>提示词 %1 t @ %2</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 t @ %2</source>
+        <translation>生成 %1 t @ %2</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>stop: %1</source>
+        <translation>结束原因：%1</translation>
+    </message>
+</context>
+<context>
+    <name>MetricsPanel</name>
+    <message>
+        <location line="+14"/>
+        <source>Predicted and measured</source>
+        <translation>预测与实测</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Last answer: predicted vs measured</source>
+        <translation>上一次回答：预测与实测</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>RAM (peak RSS)</source>
+        <translation>内存（峰值 RSS）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>  private</source>
+        <translation>  私有</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>  file-backed</source>
+        <translation>  文件映射</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>VRAM (peak)</source>
+        <translation>显存（峰值）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <location line="+61"/>
+        <source>Ask something to measure an answer.</source>
+        <translation>提一个问题，测量一次回答。</translation>
+    </message>
+    <message>
+        <location line="-49"/>
+        <source>Store as calibration</source>
+        <translation>保存为校准数据</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Storing predicted/measured pairs to calibrate the estimates for this machine comes with the calibration store in a later version.</source>
+        <translation>保存预测/实测数据对来校准本机的估算，将随校准存储功能在以后的版本中提供。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelDetailPanel</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+62"/>
+        <source>Model details</source>
+        <translation>模型详情</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Select a model in the table to see where it would run and why.</source>
+        <translation>在表格中选择一个模型，查看它会在哪里运行以及原因。</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Largest context</source>
+        <translation>最大上下文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Load time</source>
+        <translation>加载时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Disk</source>
+        <translation>磁盘</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Licence</source>
+        <translation>许可证</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Languages</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Download</source>
+        <translation>下载</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open in Playground</source>
+        <translation>在演练场中打开</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <source>Verdict: %1</source>
+        <translation>判定：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Estimating…</source>
+        <translation>正在估算…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Estimated for %1 tokens of context.</source>
+        <translation>按 %1 个 token 的上下文估算。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The model was trained for %1; answers may degrade past it.</source>
+        <translation>模型训练时的上下文为 %1；超过后回答质量可能下降。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Numbers from the file on disk.</source>
+        <translation>数据来自磁盘上的文件。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>No GPU in this profile: models run in RAM.</source>
+        <translation>此配置没有 GPU：模型在内存中运行。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+74"/>
+        <source>free</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <location line="-73"/>
+        <source>available</source>
+        <translation>可用</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>With the whole context in use: %1 of RAM.</source>
+        <translation>上下文全部用满时：内存 %1。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 tokens</source>
+        <translation>%1 个 token</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>trained for %1</source>
+        <translation>训练长度 %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>none fits</source>
+        <translation>都放不下</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>(predicted)</source>
+        <translation>（预测）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>from %1</source>
+        <translation>来自 %1</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>commercial use: yes</source>
+        <translation>可商用：是</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>commercial use: no</source>
+        <translation>可商用：否</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>no Chinese</source>
+        <translation>不支持中文</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>On disk: %1</source>
+        <translation>磁盘：%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+33"/>
+        <source>Download %1</source>
+        <translation>下载 %1</translation>
+    </message>
+    <message>
+        <location line="-29"/>
+        <source>fits on the disk</source>
+        <translation>磁盘空间足够</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>does not fit on the disk</source>
+        <translation>磁盘空间不足</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+14"/>
+        <source>Downloaded</source>
+        <translation>已下载</translation>
+    </message>
+    <message>
+        <location line="-12"/>
+        <source>The files are on this machine.</source>
+        <translation>文件已在本机上。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Downloading…</source>
+        <translation>正在下载…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The Downloads page shows its progress.</source>
+        <translation>在“下载”页可以查看进度。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Downloading: follow it, pause or cancel it on the Downloads page.</source>
+        <translation>正在下载：可在“下载”页查看进度、暂停或取消。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Paused: resume it on the Downloads page.</source>
+        <translation>已暂停：可在“下载”页继续。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Downloaded; the library is being updated.</source>
+        <translation>已下载；正在更新本地模型库。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Download every file of %1 from %2 into the models folder.</source>
+        <translation>从 %2 下载 %1 的全部文件到模型文件夹。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The last download failed; the Downloads page says why.</source>
+        <translation>上次下载失败；原因见“下载”页。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>The Playground runs GGUF files with llama.cpp; AWQ is for vLLM.</source>
+        <translation>演练场使用 llama.cpp 运行 GGUF 文件；AWQ 需要 vLLM。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Download the model first.</source>
+        <translation>请先下载模型。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Chat with this model and watch its speed and memory.</source>
+        <translation>与这个模型对话，并观察它的速度和内存占用。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsPage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/models.py" line="+130"/>
+        <source>Models in the catalog</source>
+        <extracomment>Columns shown only when the table has room for them next to a readable model name (decided once, on the first show; the header&apos;s menu shows or hides any column later). The family is the model name&apos;s first word and a filter; the licence is in the detail panel too. The widest a column gets when fitted to its contents (the tooltip has the full text).</extracomment>
+        <translation>目录中的模型</translation>
+    </message>
+    <message>
+        <location line="+65"/>
+        <source>GPU = all layers on the GPU</source>
+        <translation>GPU = 所有层都在 GPU 上</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>partial = N of M layers on the GPU</source>
+        <translation>部分 = M 层中有 N 层在 GPU 上</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CPU = runs in RAM</source>
+        <translation>CPU = 在内存中运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no = does not fit</source>
+        <translation>放不下 = 内存不够</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>≈ predicted</source>
+        <translation>≈ 预测值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>~ size not verified</source>
+        <translation>~ 大小未核实</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>⚠ past the trained context</source>
+        <translation>⚠ 超出训练上下文</translation>
+    </message>
+    <message>
+        <location line="+168"/>
+        <source>Detecting this machine…</source>
+        <translation>正在检测本机…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Estimating…</source>
+        <translation>正在估算…</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>No estimate: %1</source>
+        <translation>无法估算：%1</translation>
+    </message>
+</context>
+<context>
+    <name>PlaceholderPage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/placeholder.py" line="+17"/>
+        <source>Playground</source>
+        <translation>演练场</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Chat with a model while watching tokens/s, RAM and VRAM live, predicted next to measured. Until then, `llm-scout run MODEL --chat` does it in a terminal.</source>
+        <translation>与模型对话，同时实时观察 tokens/s、内存和显存，预测值与实测值并列显示。在此之前，可以在终端中用 `llm-scout run MODEL --chat` 实现。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The same prompts on two to six models side by side, with speed, memory and blind votes. Coming in a later version.</source>
+        <translation>在二到六个模型上并排运行相同的提示词，对比速度、内存，并进行盲测投票。将在以后的版本中提供。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>History</source>
+        <translation>历史记录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Every run and comparison, stored and searchable. Coming in a later version.</source>
+        <translation>保存每一次运行和对比，并可搜索。将在以后的版本中提供。</translation>
+    </message>
+</context>
+<context>
+    <name>PlaygroundPage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/playground.py" line="+283"/>
+        <source>Open a model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Reading the model file…</source>
+        <translation>正在读取模型文件…</translation>
+    </message>
+    <message>
+        <location line="+62"/>
+        <source>waiting for the hardware probe</source>
+        <translation>正在等待硬件检测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+30"/>
+        <source>No prediction: %1</source>
+        <translation>无法预测：%1</translation>
+    </message>
+    <message>
+        <location line="-8"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>This model will probably not fit</source>
+        <translation>这个模型可能放不下</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Load anyway</source>
+        <translation>仍然加载</translation>
+    </message>
+    <message>
+        <location line="+55"/>
+        <source>loaded in %1</source>
+        <translation>加载用时 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(≈%1 predicted)</source>
+        <translation>（预测 ≈%1）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the file&apos;s own</source>
+        <translation>文件自带</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chosen by architecture</source>
+        <translation>按架构选择</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chosen by you</source>
+        <translation>由你选择</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>your Jinja text</source>
+        <translation>你的 Jinja 文本</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Loaded %1 (%2) · chat template: %3 (%4)</source>
+        <translation>已加载 %1（%2）· 聊天模板：%3（%4）</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>The fit predicts %1 of RAM; %2 is available.</source>
+        <translation>估算需要 %1 内存；可用 %2。</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Unloaded %1.</source>
+        <translation>已卸载 %1。</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>Waiting for the first token…</source>
+        <translation>正在等待第一个 token…</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>The conversation outgrew the context: the %1 oldest turns were dropped, the system prompt kept.</source>
+        <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>stop: %1</source>
+        <translation>结束原因：%1</translation>
+    </message>
+    <message>
+        <location line="+56"/>
+        <source>Loading failed: %1</source>
+        <translation>加载失败：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The engine stopped: %1</source>
+        <translation>引擎已停止：%1</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <source>Chat with %1</source>
+        <translation>与 %1 对话</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>a model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Save the conversation</source>
+        <translation>保存对话</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Markdown (*.md);;JSON with settings and metrics (*.json)</source>
+        <translation>Markdown (*.md);;含设置和指标的 JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>The conversation cannot be saved</source>
+        <translation>无法保存对话</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot write %1: %2.</source>
+        <translation>无法写入 %1：%2。</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPage</name>
+    <message>
+        <location filename="../../desktop/ui/pages/settings.py" line="+46"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <location line="+7"/>
+        <location line="+134"/>
+        <source>Models folder</source>
+        <translation>模型文件夹</translation>
+    </message>
+    <message>
+        <location line="-139"/>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Downloads go here, in &lt;owner&gt;/&lt;repo&gt;/&lt;file&gt;.</source>
+        <translation>下载的文件保存在这里，路径为 &lt;owner&gt;/&lt;repo&gt;/&lt;file&gt;。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+14"/>
+        <source>Library folders</source>
+        <translation>模型库文件夹</translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Hugging Face endpoint</source>
+        <translation>Hugging Face 地址</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>From HF_ENDPOINT, else huggingface.co</source>
+        <translation>取自 HF_ENDPOINT，未设置时为 huggingface.co</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>huggingface.co</source>
+        <translation>huggingface.co</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>hf-mirror.com (mirror for mainland China)</source>
+        <translation>hf-mirror.com（中国大陆镜像）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Another address…</source>
+        <translation>其他地址…</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Hub endpoint</source>
+        <translation>Hub 地址</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Hugging Face token</source>
+        <translation>Hugging Face 令牌</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>physical cores</source>
+        <translation>物理核心数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Default threads</source>
+        <translation>默认线程数</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>tokens</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Default context</source>
+        <translation>默认上下文</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>System language</source>
+        <translation>跟随系统语言</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Set (from the %1 environment variable).</source>
+        <translation>已设置（来自环境变量 %1）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Set (from `hf auth login`).</source>
+        <translation>已设置（来自 `hf auth login`）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Not set. Gated models (Llama, Gemma) need one: accept the licence on the model&apos;s page, then set HF_TOKEN or run `hf auth login`.</source>
+        <translation>未设置。受限模型（Llama、Gemma）需要令牌：先在模型页面上接受许可协议，然后设置 HF_TOKEN 或运行 `hf auth login`。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Saved.</source>
+        <translation>已保存。</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Add a folder of GGUF models</source>
+        <translation>添加存放 GGUF 模型的文件夹</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>There is no folder at %1.</source>
+        <translation>%1 处没有文件夹。</translation>
+    </message>
+</context>
+<context>
+    <name>Sparkline</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_column.py" line="-46"/>
+        <source>Generation tokens/s while the answers streamed</source>
+        <translation>回答生成过程中的 tokens/s</translation>
+    </message>
+</context>
+<context>
+    <name>SummaryModel</name>
+    <message>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+27"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quant</source>
+        <translation>量化</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>TTFT ms</source>
+        <translation>首 token 毫秒</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prompt tok/s</source>
+        <translation>提示词 tok/s</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Gen tok/s</source>
+        <translation>生成 tok/s</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak private RAM</source>
+        <translation>私有内存峰值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak VRAM</source>
+        <translation>显存峰值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RAM predicted / measured</source>
+        <translation>内存 预测 / 实测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Checks</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Votes</source>
+        <translation>投票</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Time to first token, median over the answers</source>
+        <translation>首 token 延迟，各回答的中位数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prompt processing speed, median over the answers</source>
+        <translation>提示词处理速度，各回答的中位数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generation speed, median over the answers</source>
+        <translation>生成速度，各回答的中位数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory only the worker holds, its peak</source>
+        <translation>工作进程独占的内存峰值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The worker&apos;s own video memory, its peak (NVIDIA)</source>
+        <translation>工作进程自身的显存峰值（NVIDIA）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The fit&apos;s prediction for the same settings next to the measured peak resident set, and the error</source>
+        <translation>相同设置下的估算值与实测常驻内存峰值对照，以及误差</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Checks of the prompt suite the answers passed</source>
+        <translation>回答通过的提示词集检查数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Blind votes: wins, ties, losses, and the win rate</source>
+        <translation>盲测投票：胜、平、负及胜率</translation>
+    </message>
+    <message>
+        <location line="+48"/>
+        <source>(failed)</source>
+        <translation>（失败）</translation>
+    </message>
+</context>
+<context>
+    <name>TranscriptView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/transcript.py" line="+43"/>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <location line="+60"/>
+        <source>System: %1</source>
+        <translation>系统：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+</context>
+</TS>
