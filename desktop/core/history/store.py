@@ -83,12 +83,15 @@ class History(Database):
         profile: HardwareProfile | None = None,
         machine: str = "",
         source: str = "playground",
+        error: str | None = None,
+        error_kind: str | None = None,
     ) -> RunRecord:
         """Store one finished answer (a Playground turn, a ``run``) with its measurements.
 
         ``model``: the file that ran (or its :meth:`model_ref`); ``load``/``params``: the
         settings it ran with (or ``settings``, any JSON object); ``profile``/``machine``: the
-        hardware snapshot and its display name. Returns the stored record."""
+        hardware snapshot and its display name; ``error``/``error_kind``: an answer cut off by
+        a failure (what came is ``report.text``). Returns the stored record."""
         ref = model if isinstance(model, ModelRef) else self.model_ref(model, label=label)
         stored = dict(settings or {}) or settings_dict(load, params)
         machine_id = self.machine_id(profile, machine)
@@ -103,10 +106,22 @@ class History(Database):
                     prompt=prompt,
                     output=report.text,
                     report=report,
+                    error=error,
+                    error_kind=error_kind,
                 )
             )
             run_id = int(cursor.lastrowid or 0)
         return self.run(run_id)
+
+    def run_profile(self, run_id: int) -> dict[str, Any]:
+        """The hardware profile snapshot (``HardwareProfile.to_dict``) an answer ran on; empty
+        when none was stored."""
+        rows = self._read(
+            "SELECT machines.profile FROM runs JOIN machines ON machines.id = runs.machine_id "
+            "WHERE runs.id = ?",
+            (run_id,),
+        )
+        return json.loads(rows[0]["profile"]) if rows and rows[0]["profile"] else {}
 
     def run(self, run_id: int) -> RunRecord:
         rows = self._read(f"{RUN_SELECT} WHERE runs.id = ?", (run_id,))

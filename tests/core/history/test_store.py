@@ -158,6 +158,33 @@ def test_a_playground_answer_is_stored_with_its_report_settings_and_machine(
     assert again.report.to_dict() == report.to_dict()  # predicted vs measured, all of it
 
 
+def test_an_answer_cut_by_a_failure_is_stored_marked_with_its_machine(
+    history: History, tmp_path: Path
+) -> None:
+    profile = load_profile("rtx-3060-12gb")
+    stored = history.record_run(
+        make_report("Can"),
+        model=model_file(tmp_path),
+        prompt="Capital?",
+        profile=profile,
+        machine="rtx-3060-12gb",
+        error="The engine stopped.",
+        error_kind="engine.crashed",
+    )
+    assert not stored.ok
+    assert (stored.output, stored.error, stored.error_kind) == (
+        "Can",
+        "The engine stopped.",
+        "engine.crashed",
+    )
+    snapshot = history.run_profile(stored.id)
+    assert snapshot["cpu"]["brand"] == profile.cpu.brand
+    assert snapshot["memory"]["total_bytes"] == profile.memory.total_bytes
+    unknown = history.record_run(make_report(), model=model_file(tmp_path, "b.gguf"), prompt="x")
+    assert unknown.ok
+    assert history.run_profile(unknown.id) == {}
+
+
 def test_report_documents_round_trip() -> None:
     report = make_report("答案是：堪培拉。")
     back = report_from_dict(report.text, report_to_dict(report))
