@@ -1,4 +1,5 @@
-"""The options `run` and `bench` share: MODEL, ``--ngl``, ``--threads``, and how they load."""
+"""The options `run` and `bench` share: MODEL, ``--ngl``, ``--threads``, ``--cache-type``,
+``--flash-attn``, and how they load."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import os
 import sys
 
-from desktop.core.engine import LoadSettings
+from desktop.core.engine import LoadSettings, auto_flash_attn
 from desktop.core.engine import protocol as p
 from desktop.core.settings import Settings
 
@@ -23,6 +24,31 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threads", type=int, default=None, metavar="N", help="CPU threads (physical cores)"
     )
+    add_attention_options(parser)
+
+
+def add_attention_options(parser: argparse.ArgumentParser) -> None:
+    """``--cache-type`` and ``--flash-attn``, for `run`, `bench` and `fit` alike."""
+    parser.add_argument(
+        "--cache-type",
+        choices=p.CACHE_TYPES,
+        default="f16",
+        help="KV cache type (q8_0/q4_0 need flash attention)",
+    )
+    parser.add_argument(
+        "--flash-attn",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="flash attention (auto: llama.cpp's default here, on for a quantized KV cache)",
+    )
+
+
+def flash_attn_from(args: argparse.Namespace) -> bool:
+    """The flash attention the options ask for: auto follows the cache type."""
+    choice = getattr(args, "flash_attn", "auto")
+    if choice == "auto":
+        return auto_flash_attn(getattr(args, "cache_type", "f16"))
+    return bool(choice == "on")
 
 
 def load_settings_from(
@@ -44,6 +70,8 @@ def load_settings_from(
         n_gpu_layers=args.ngl,
         n_threads=threads,
         template=getattr(args, "template", None),
+        cache_type=getattr(args, "cache_type", "f16"),
+        flash_attn=flash_attn_from(args),
     )
 
 

@@ -14,9 +14,10 @@ import sys
 from typing import Any
 
 from desktop.commands.common import add_json_argument, add_profile_argument, workspace
+from desktop.commands.engine_options import add_attention_options, flash_attn_from
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.errors import UsageError
-from desktop.core.fit import CACHE_TYPES, FitResult, default_context, estimate
+from desktop.core.fit import FitResult, default_context, estimate
 
 
 def register(subparsers: Any) -> None:
@@ -39,11 +40,12 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="layers on the GPU (-1: all; default: the best that fits)",
     )
+    add_attention_options(fit)
     fit.add_argument(
-        "--cache-type",
-        choices=CACHE_TYPES,
-        default="f16",
-        help="KV cache type (q8_0/q4_0 turn flash attention on)",
+        "--threads",
+        type=int,
+        metavar="N",
+        help="CPU threads the run will use, for the speed (default: the physical cores)",
     )
     fit.add_argument(
         "--prompt-tokens",
@@ -63,6 +65,13 @@ def run_fit(args: argparse.Namespace) -> int:
         raise UsageError(f"--ngl must be -1 or more, not {args.ngl}.")
     if args.prompt_tokens is not None and args.prompt_tokens < 1:
         raise UsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads must be at least 1, not {args.threads}.")
+    if args.cache_type != "f16" and args.flash_attn == "off":
+        raise UsageError(
+            f"A {args.cache_type} KV cache needs flash attention (llama.cpp cannot make a "
+            "quantized V cache without it); use --flash-attn auto or on."
+        )
     ws = workspace()
     target = ws.resolver.resolve(args.target).fit_target()
     profile, profile_name = ws.profile(args.profile)
@@ -75,6 +84,8 @@ def run_fit(args: argparse.Namespace) -> int:
         cache_type=args.cache_type,
         models_dir=ws.models_dir,
         prompt_tokens=args.prompt_tokens,
+        flash_attn=flash_attn_from(args),
+        n_threads=args.threads,
     )
     if args.json:
         document = result.to_dict()

@@ -167,3 +167,29 @@ def test_bench_markdown_looks_like_llama_bench(
     assert any("| tg4 |" in line for line in lines)
     assert all(line.startswith("| SmolLM2 135M Instruct Q4_1 |") for line in lines[2:4])
     assert any(line.startswith("| roofline tg t/s |") for line in lines)
+
+
+def test_run_takes_the_cache_type_and_flash_attention(
+    smollm2_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["run", str(smollm2_path), "--prompt", "Hi.", "--max-tokens", "4", "--json"]
+    assert main([*argv, "--ctx", "8192"]) == 0
+    f16 = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--ctx", "8192", "--cache-type", "q8_0"]) == 0
+    out, err = capsys.readouterr()
+    q8 = json.loads(out)
+    assert q8["text"].strip()
+    # The prediction follows the load: a q8_0 cache is about half of an f16 one.
+    assert q8["predicted_ram_bytes"] < f16["predicted_ram_bytes"]
+    assert "warning" not in err  # 8192 is SmolLM2's trained context
+    assert main([*argv, "--cache-type", "q4_0", "--flash-attn", "off"]) == 2
+    err = capsys.readouterr().err
+    assert "needs flash attention" in err
+    assert "Traceback" not in err
+
+
+def test_run_past_the_trained_context_warns(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "smollm2", "--prompt", "Hi.", "--max-tokens", "2", "--ctx", "16384"])
+    _out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "past the 8,192 tokens this model was trained on" in err

@@ -145,6 +145,7 @@ def run_bench(
         n_ctx=load.n_ctx,
         n_gpu_layers=loaded.n_gpu_layers,
         prompt_tokens=max(settings.pp, settings.tg + 1),
+        n_threads=loaded.n_threads,
     )
     return BenchResult(
         path=path,

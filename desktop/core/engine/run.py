@@ -89,6 +89,7 @@ class Prediction:
         prompt_tokens: int,
         cache_type: p.CacheType = "f16",
         flash_attn: bool | None = None,
+        n_threads: int | None = None,
     ) -> Prediction:
         """The estimate for these settings on ``profile``; empty when either is missing or the
         estimator cannot place the model (the run itself is what counts). ``flash_attn`` None:
@@ -104,6 +105,7 @@ class Prediction:
                 prompt_tokens=prompt_tokens,
                 cache_type=cache_type,
                 flash_attn=flash_attn,
+                n_threads=n_threads,
             )
         except ScoutError as exc:
             log.info("no fit prediction for %s: %s", target.label, exc)
@@ -216,6 +218,7 @@ class Session:
             prompt_tokens=prompt_tokens,
             cache_type=self.load_settings.cache_type,
             flash_attn=self.load_settings.flash_attn,
+            n_threads=loaded.n_threads if loaded is not None else self.load_settings.n_threads,
         )
 
     def report(self, request: Request) -> RunReport:

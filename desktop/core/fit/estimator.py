@@ -41,6 +41,7 @@ from desktop.core.fit.speed import (
     models_disk,
     roofline,
     target_facts,
+    with_threads,
 )
 from desktop.core.fit.types import (
     CACHE_TYPES,
@@ -66,6 +67,7 @@ def estimate(
     prompt_tokens: int | None = None,
     flash_attn: bool | None = None,
     swa_full: bool = True,
+    n_threads: int | None = None,
 ) -> FitResult:
     """Predict memory, placement and speed of ``target`` on ``profile``.
 
@@ -73,11 +75,12 @@ def estimate(
     layers and the output layer; 0 keeps everything on the CPU. ``prompt_tokens`` is the context
     a run will use (prompt plus generated tokens) for ``ram_bytes``; the verdict always assumes
     the whole context may be used. ``flash_attn`` defaults to the engine's choice: off, on for
-    a quantized cache (llama.cpp needs it for a quantized V cache).
+    a quantized cache (llama.cpp needs it for a quantized V cache). ``n_threads``: the CPU
+    threads of the run (None: one per physical core), which share the CPU's bandwidth.
     """
     estimator = TargetEstimator(
         target,
-        profile,
+        with_threads(profile, n_threads),
         cache_type=cache_type,
         models_dir=models_dir,
         flash_attn=flash_attn,

@@ -9,7 +9,7 @@ threads, cache misses): the expected speed applies an efficiency factor per devi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypedDict
 
@@ -43,6 +43,23 @@ DISK_READ_DEFAULTS: dict[str, float] = {
     "hdd": 0.15e9,
     "unknown": 0.3e9,
 }
+
+
+def with_threads(profile: HardwareProfile, n_threads: int | None) -> HardwareProfile:
+    """``profile`` as a run with ``n_threads`` CPU threads sees it.
+
+    llama.cpp's CPU decode is bandwidth-bound with one thread per physical core; fewer threads
+    pull a proportional share of that bandwidth (more than the physical cores gain nothing).
+    None: the default, one thread per physical core.
+    """
+    cpu = profile.cpu
+    if n_threads is None or cpu.memory_bandwidth_gbps is None or cpu.physical_cores < 1:
+        return profile
+    share = min(1.0, max(1, n_threads) / cpu.physical_cores)
+    if share >= 1.0:
+        return profile
+    bandwidth = cpu.memory_bandwidth_gbps * share
+    return replace(profile, cpu=replace(cpu, memory_bandwidth_gbps=bandwidth))
 
 
 @dataclass(frozen=True)

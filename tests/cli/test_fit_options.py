@@ -1,0 +1,64 @@
+"""`llm-scout fit` with the run's own settings: threads, flash attention and the KV cache."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from desktop import cli
+
+H200 = "tests/fixtures/ground_truth/h200-profile.json"  # 16 physical cores, 32 logical
+
+
+def fit_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    code = cli.main(["fit", *args, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+def test_predicted_speed_follows_the_threads(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["llama-3.1-8b-instruct:Q4_K_M", "--profile", H200, "--ngl", "0"]
+    default = fit_json(capsys, *base)["tokens_per_s"]
+    all_cores = fit_json(capsys, *base, "--threads", "16")["tokens_per_s"]
+    more = fit_json(capsys, *base, "--threads", "32")["tokens_per_s"]
+    four = fit_json(capsys, *base, "--threads", "4")["tokens_per_s"]
+    one = fit_json(capsys, *base, "--threads", "1")["tokens_per_s"]
+    assert default == pytest.approx(all_cores)
+    assert more == pytest.approx(all_cores)  # past the physical cores nothing is gained
+    assert one < four < all_cores
+    # Fully on the GPU the CPU threads do not matter.
+    gpu = ["llama-3.1-8b-instruct:Q4_K_M", "--profile", H200]
+    assert fit_json(capsys, *gpu, "--threads", "1")["tokens_per_s"] == pytest.approx(
+        fit_json(capsys, *gpu)["tokens_per_s"]
+    )
+
+
+def test_flash_attention_is_a_setting(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["llama-3.1-8b-instruct:Q4_K_M", "--profile", H200, "--ctx", "32768"]
+    auto = fit_json(capsys, *base)
+    on = fit_json(capsys, *base, "--flash-attn", "on")
+    off = fit_json(capsys, *base, "--flash-attn", "off")
+    assert auto["flash_attn"] is False  # auto: off for an f16 cache, as the engine loads
+    assert on["flash_attn"] is True
+    assert off["compute_reserved_bytes"] == auto["compute_reserved_bytes"]
+    # Without flash attention the scores of a ubatch against the whole cache are materialised.
+    assert on["compute_reserved_bytes"] < off["compute_reserved_bytes"]
+    quantized = fit_json(capsys, *base, "--cache-type", "q8_0")
+    assert quantized["flash_attn"] is True
+    assert quantized["breakdown"]["kv_cache"] < auto["breakdown"]["kv_cache"]
+
+
+def test_a_quantized_cache_without_flash_attention_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = cli.main(["fit", "smollm2", "--cache-type", "q4_0", "--flash-attn", "off"])
+    _out, err = capsys.readouterr()
+    assert code == 2
+    assert "needs flash attention" in err
+    assert "Traceback" not in err
+    assert cli.main(["fit", "smollm2", "--threads", "0"]) == 2
+    assert "--threads must be at least 1" in capsys.readouterr().err
