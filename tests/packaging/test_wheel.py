@@ -108,6 +108,7 @@ def test_the_wheel_carries_the_catalog_and_resources_where_the_app_looks(wheel: 
     assert "models_catalog.json" in names
     assert "resources/hardware_profiles/rtx-4090-24gb.json" in names
     assert "resources/icons/llm-scout.svg" in names
+    assert "resources/i18n/llm_scout_zh_CN.qm" in names
     assert {"desktop/entry.py", "desktop/smoke.py", "desktop/cli.py"} <= names
     assert not [n for n in names if n.startswith(("tests/", "packaging/", "benchmarks/"))]
 

@@ -1,0 +1,180 @@
+"""The window in Simplified Chinese: the .ts is complete and current, the .qm is built from it, and
+switching the language in the Settings page rebuilds the real window in Chinese and back."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtWidgets import QApplication, QComboBox, QTableView
+from pytestqt.qtbot import QtBot
+
+from desktop.core.fit import FitResult
+from desktop.core.workspace import Workspace
+from desktop.ui import format as fmt
+from desktop.ui.app import Controller
+from desktop.ui.i18n import install_language, qm_path
+from desktop.ui.main_window import MainWindow
+from desktop.ui.models.catalog_model import CatalogTableModel
+
+ROOT = Path(__file__).resolve().parents[2]
+TS = ROOT / "resources" / "i18n" / "llm_scout_zh_CN.ts"
+BIN = Path(sys.executable).parent
+PLACEHOLDER = re.compile(r"%\d+|%n|\{[A-Za-z_][A-Za-z0-9_]*\}")
+HOW = "run `python scripts/i18n.py update`, translate what `todo` lists, `fill`, `build`"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def messages(path: Path) -> list[tuple[str, str, ET.Element]]:
+    out = []
+    for context in ET.parse(path).getroot().iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            out.append((name, message.findtext("source") or "", message))
+    return out
+
+
+def test_every_message_is_translated_with_its_placeholders() -> None:
+    found = messages(TS)
+    assert len(found) > 500
+    bad = []
+    for context, source, message in found:
+        translation = message.find("translation")
+        assert translation is not None, (context, source)
+        text = translation.text or ""
+        if translation.get("type") in ("unfinished", "vanished", "obsolete") or not text.strip():
+            bad.append(f"untranslated {context}: {source!r}")
+        elif set(PLACEHOLDER.findall(text)) != set(PLACEHOLDER.findall(source)):
+            bad.append(f"placeholders {context}: {source!r} -> {text!r}")
+    assert not bad, "\n".join(bad)
+
+
+def test_most_translations_are_chinese_not_copies() -> None:
+    """Copies of the English are allowed for names and units (GPU, CSV, t/s), not in bulk."""
+    found = messages(TS)
+    copies = [s for _, s, m in found if (m.findtext("translation") or "") == s]
+    chinese = [s for _, s, m in found if CJK.search(m.findtext("translation") or "")]
+    assert len(chinese) > 0.9 * len(found)
+    assert len(copies) < 0.05 * len(found), copies
+
+
+def test_the_ts_holds_every_string_of_the_window(tmp_path: Path) -> None:
+    """lupdate over desktop/ui finds nothing the .ts lacks, and every string sits in the
+    context Qt looks it up in (an aliased ``tr = self.tr`` lands in an empty one)."""
+    fresh = tmp_path / "fresh.ts"
+    sources = sorted(str(p) for p in (ROOT / "desktop" / "ui").rglob("*.py"))
+    subprocess.run(
+        [str(BIN / "pyside6-lupdate"), "-silent", *sources, "-ts", str(fresh)],
+        check=True,
+        cwd=ROOT,
+    )
+    wanted = {(c, s) for c, s, _ in messages(fresh)}
+    have = {(c, s) for c, s, _ in messages(TS)}
+    assert not wanted - have, f"new strings: {HOW}\n{sorted(wanted - have)}"
+    assert not have - wanted, f"gone strings: {HOW}\n{sorted(have - wanted)}"
+    contextless = sorted(s for c, s in wanted if not c)
+    assert not contextless, f"call self.tr/QCoreApplication.translate directly: {contextless}"
+
+
+def test_the_qm_is_built_from_the_ts(tmp_path: Path) -> None:
+    built = tmp_path / "zh_CN.qm"
+    subprocess.run(
+        [str(BIN / "pyside6-lrelease"), "-silent", str(TS), "-qm", str(built)], check=True
+    )
+    assert Path(qm_path("zh_CN")).read_bytes() == built.read_bytes(), f"stale .qm: {HOW}"
+
+
+@pytest.fixture
+def english_after(qapp: QApplication) -> Iterator[None]:
+    yield
+    install_language(qapp, "en")
+
+
+def test_format_texts_follow_the_language(qapp: QApplication, english_after: None) -> None:
+    no = cast(FitResult, SimpleNamespace(verdict="no"))
+    assert install_language(qapp, "zh_CN") == "zh_CN"
+    assert QLocale().name() == "zh_CN"
+    assert fmt.verdict_word(no) == "放不下"
+    assert fmt.seconds(100) == "1 分 40 秒"
+    assert fmt.seconds(0.25) == "250 毫秒"
+    install_language(qapp, "en")
+    assert fmt.verdict_word(no) == "no"
+    assert fmt.seconds(100) == "1 min 40 s"
+
+
+@pytest.fixture
+def controller(qtbot: QtBot, qapp: QApplication, english_after: None) -> Iterator[Controller]:
+    ctl = Controller(qapp, Workspace.load())
+    ctl.window.resize(1280, 800)
+    ctl.window.show()
+    qtbot.waitExposed(ctl.window)
+    with qtbot.waitSignal(ctl.state.profile_changed, timeout=30_000):
+        ctl.state.probe_this_machine()
+    yield ctl
+    ctl.shutdown()
+    ctl.window.close()
+
+
+def sidebar_texts(window: MainWindow) -> list[str]:
+    return [window.sidebar.item(r).text() for r in range(window.sidebar.count())]
+
+
+def models_headers(window: MainWindow) -> list[str]:
+    table = window.pages["models"].findChild(QTableView)
+    assert table is not None
+    model = table.model()
+    return [str(model.headerData(c, Qt.Orientation.Horizontal)) for c in range(model.columnCount())]
+
+
+def choose_language(qtbot: QtBot, ctl: Controller, code: str) -> MainWindow:
+    """Pick the language in the real Settings page as a user does; returns the new window."""
+    old = ctl.window
+    old.show_page("settings")
+    combo = old.pages["settings"].findChild(QComboBox, "languageCombo")
+    assert combo is not None
+    index = combo.findData(code)
+    assert index >= 0
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+    qtbot.waitUntil(lambda: ctl.window is not old)
+    qtbot.waitExposed(ctl.window)
+    assert ctl.state.workspace.settings.language == code
+    return ctl.window
+
+
+def test_switching_to_chinese_in_settings_rebuilds_the_window(
+    qtbot: QtBot, controller: Controller
+) -> None:
+    english = controller.window
+    assert sidebar_texts(english)[:4] == ["Hardware", "Models", "Downloads", "Library"]
+    assert "Verdict" in models_headers(english)
+
+    chinese = choose_language(qtbot, controller, "zh_CN")
+    assert chinese.current_page == "settings"  # the same place in the new language
+    assert sidebar_texts(chinese) == [
+        "硬件", "模型", "下载", "本地模型", "演练场", "对比", "历史记录", "设置",
+    ]  # fmt: skip
+    assert list(chinese.page_titles().values()) == sidebar_texts(chinese)
+    headers = models_headers(chinese)
+    assert headers[CatalogTableModel.COL_VERDICT] == "判定"
+    assert headers[CatalogTableModel.COL_MODEL] == "模型"
+    assert "Verdict" not in headers
+    settings = chinese.pages["settings"]
+    combo = settings.findChild(QComboBox, "languageCombo")
+    assert combo is not None
+    assert combo.currentData() == "zh_CN"
+    assert combo.itemText(0) == "跟随系统语言"
+    assert chinese.profile_combo.itemText(0) == "本机"
+
+    back = choose_language(qtbot, controller, "en")
+    assert sidebar_texts(back)[:4] == ["Hardware", "Models", "Downloads", "Library"]
+    assert models_headers(back)[CatalogTableModel.COL_VERDICT] == "Verdict"
+    assert back.profile_combo.itemText(0) == "This machine"
