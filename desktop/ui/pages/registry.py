@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from PySide6.QtWidgets import QWidget
 
+from desktop.ui.pages.compare import ComparePage
 from desktop.ui.pages.downloads import DownloadsPage
 from desktop.ui.pages.hardware import HardwarePage
 from desktop.ui.pages.library import LibraryPage
@@ -31,7 +32,7 @@ def page_specs() -> list[PageSpec]:
         PageSpec("downloads", "downloads", DownloadsPage),
         PageSpec("library", "library", LibraryPage),
         PageSpec("playground", "playground", PlaygroundPage),
-        PageSpec("compare", "compare", lambda s: PlaceholderPage(s, "compare")),
+        PageSpec("compare", "compare", ComparePage),
         PageSpec("history", "history", lambda s: PlaceholderPage(s, "history")),
         PageSpec("settings", "settings", SettingsPage),
     ]

@@ -1,0 +1,125 @@
+"""Under the columns: the summary table, the chart, and Export.
+
+The table and the chart are set from the core's summary rows and chart points of the
+comparison as it stands (:meth:`CompareResults.show_summary`), when an answer finishes or a vote is
+cast, never per token. Export writes the core's reports (Markdown, CSV, JSON) and a PNG of the
+chart.
+
+Signals:
+    export_requested(str): ``md``, ``csv``, ``json`` or ``png``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.core.compare import ChartPoint, SummaryRow
+from desktop.ui.models.compare_summary import SummaryModel
+from desktop.ui.theme import icon
+from desktop.ui.widgets.compare_chart import CompareChart
+
+EXPORTS = ("md", "csv", "json", "png")
+
+
+class CompareResults(QWidget):
+    """Summary table, chart and export buttons (see the module docstring)."""
+
+    export_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compareResults")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.setSpacing(4)
+        row = QHBoxLayout()
+        title = QLabel(self.tr("Summary"))
+        font = title.font()
+        font.setBold(True)
+        title.setFont(font)
+        row.addWidget(title)
+        self.caption = QLabel()
+        self.caption.setObjectName("summaryCaption")
+        row.addWidget(self.caption, 1)
+        row.addWidget(QLabel(self.tr("Export")))
+        self.export_buttons: dict[str, QPushButton] = {}
+        texts = {
+            "md": self.tr("Markdown"),
+            "csv": self.tr("CSV"),
+            "json": self.tr("JSON"),
+            "png": self.tr("Chart PNG"),
+        }
+        tips = {
+            "md": self.tr("Tables and answers to paste into an issue or a forum post"),
+            "csv": self.tr("One row per model and prompt, for a spreadsheet"),
+            "json": self.tr("Everything, with the summary and the chart's points"),
+            "png": self.tr("The chart as an image"),
+        }
+        for key in EXPORTS:
+            button = QPushButton(icon("save"), texts[key])
+            button.setObjectName(f"export_{key}")
+            button.setToolTip(tips[key])
+            button.setAccessibleName(self.tr("Export %1").replace("%1", texts[key]))
+            button.clicked.connect(lambda _checked=False, k=key: self.export_requested.emit(k))
+            row.addWidget(button)
+            self.export_buttons[key] = button
+        outer.addLayout(row)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("resultsSplitter")
+        self.model = SummaryModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("summaryTable")
+        self.table.setAccessibleName(self.tr("Summary of the comparison"))
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.chart = CompareChart()
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.chart)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+        outer.addWidget(self.splitter, 1)
+        self.set_exportable(False)
+
+    def show_summary(
+        self,
+        rows: Sequence[SummaryRow],
+        points: Sequence[ChartPoint],
+        *,
+        hide_names: bool,
+        caption: str,
+    ) -> None:
+        self.model.set_rows(rows, hide_names=hide_names)
+        names = {row.contestant: self.model.name(row) for row in rows}
+        self.chart.set_points(points, [names.get(p.contestant, p.name) for p in points])
+        self.caption.setText(caption)
+
+    def clear(self) -> None:
+        self.model.set_rows([])
+        self.chart.set_points([], [])
+        self.caption.setText("")
+        self.set_exportable(False)
+
+    def set_exportable(self, exportable: bool) -> None:
+        for key, button in self.export_buttons.items():
+            button.setEnabled(exportable and (key != "png" or bool(self.chart.points)))

@@ -1,0 +1,418 @@
+"""The Compare page as a person uses it: real widgets offscreen over the real core.
+
+Models are added from the page's Add menu (the demo models, or a file through the file dialog),
+the prompt is typed, Run is clicked; the e2e tests run real engine workers on the demo models
+(SmolLM2 135M and Gemma 3 270M, 16 tokens an answer: a comparison takes seconds) and store it
+in the history of the test's own ``LLM_SCOUT_HOME``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import string
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QFileDialog
+from pytestqt.qtbot import QtBot
+
+from desktop.core import demo
+from desktop.core.compare import ComparisonResult
+from desktop.core.hardware import load_profile
+from desktop.core.history import History
+from desktop.ui.main_window import MainWindow
+from desktop.ui.models.compare_summary import VALUE_ROLE, SummaryModel
+from desktop.ui.pages.compare import ComparePage
+
+RUN_MS = 120_000  # generous: a shared CI machine can be slow
+SMOLLM2 = "SmolLM2 135M Instruct Q4_1"
+GEMMA3 = "Gemma 3 270M Q4_K_M"  # the Add menu's label
+GEMMA3_NAME = "Gemma 3 270M (base) Q4_K_M"  # the contestant's name (no chat template)
+PROMPT = "Name a fruit."
+MIB = 1024 * 1024
+
+
+@pytest.fixture(autouse=True)
+def no_leftover_workers() -> Iterator[None]:
+    yield
+    workers = [child for child in psutil.Process().children(recursive=True) if _is_worker(child)]
+    assert not workers, f"engine workers left behind: {workers}"
+
+
+def _is_worker(process: psutil.Process) -> bool:
+    try:
+        alive = process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+        return alive and "desktop.core.engine.worker" in " ".join(process.cmdline())
+    except psutil.Error:
+        return False
+
+
+def compare_page(qtbot: QtBot, window: MainWindow) -> ComparePage:
+    page = window.show_page("compare")
+    assert isinstance(page, ComparePage)
+    qtbot.waitUntil(lambda: len(page.models) >= 2, timeout=30_000)
+    return page
+
+
+def add_model(page: ComparePage, label: str) -> None:
+    """Pick ``label`` in the Add menu."""
+    actions = [a for a in page.setup.add_menu.actions() if a.text() == label and a.isEnabled()]
+    assert actions, (
+        f"{label} is not in the Add menu: {[a.text() for a in page.setup.add_menu.actions()]}"
+    )
+    actions[0].trigger()
+
+
+def add_file(page: ComparePage, monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """ "Open a GGUF file…" in the Add menu, the file dialog answering ``path``."""
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), ""))
+    (action,) = [a for a in page.setup.add_menu.actions() if a.text() == "Open a GGUF file…"]
+    action.trigger()
+
+
+def type_prompt(qtbot: QtBot, page: ComparePage, text: str, max_tokens: int = 16) -> None:
+    spin = page.setup.max_tokens
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), str(max_tokens))
+    qtbot.keyClick(spin, Qt.Key.Key_Tab)
+    assert spin.value() == max_tokens
+    page.setup.prompt_edit.clear()
+    qtbot.keyClicks(page.setup.prompt_edit, text)
+
+
+def run(qtbot: QtBot, page: ComparePage) -> ComparisonResult:
+    with qtbot.waitSignal(page.comparison_finished, timeout=RUN_MS) as finished:
+        qtbot.mouseClick(page.setup.run_button, Qt.MouseButton.LeftButton)
+    result = finished.args[0]
+    assert isinstance(result, ComparisonResult)
+    assert page.phase == "shown"
+    return result
+
+
+def cells(model: SummaryModel, column: int, role: int = VALUE_ROLE) -> list[object]:
+    return [model.index(row, column).data(role) for row in range(model.rowCount())]
+
+
+def texts(model: SummaryModel, column: int) -> list[str]:
+    return [str(v) for v in cells(model, column, Qt.ItemDataRole.DisplayRole)]
+
+
+# -- without running a model -----------------------------------------------------------------
+
+
+def test_run_needs_two_models_and_the_menu_lists_each_demo_once(
+    qtbot: QtBot, window: MainWindow, demo_paths: tuple[Path, Path]
+) -> None:
+    page = compare_page(qtbot, window)
+    labels = [a.text() for a in page.setup.add_menu.actions() if a.text()]
+    assert labels.count(SMOLLM2) == 1
+    assert labels.count(GEMMA3) == 1
+    assert not page.setup.run_button.isEnabled()
+    add_model(page, SMOLLM2)
+    assert not page.setup.run_button.isEnabled()
+    add_model(page, SMOLLM2)  # the same model twice is allowed
+    assert page.setup.run_button.isEnabled()
+    assert [c.title.text() for c in page.board.columns] == [SMOLLM2, SMOLLM2]
+    qtbot.mouseClick(page.board.columns[1].remove_button, Qt.MouseButton.LeftButton)
+    assert len(page.board.columns) == 1
+    assert not page.setup.run_button.isEnabled()
+
+
+def test_parallel_mode_is_refused_with_the_numbers_on_a_small_what_if_profile(
+    qtbot: QtBot, window: MainWindow, demo_paths: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # A board with 600 MiB of RAM: each demo model alone fits, both together do not.
+    data = load_profile("raspberry-pi-5-8gb").to_dict()
+    data["name"] = "Tiny board"
+    data["memory"]["total_bytes"] = data["memory"]["available_bytes"] = 600 * MIB
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text(json.dumps(data))
+    assert window.open_profile(tiny)
+    page = compare_page(qtbot, window)
+    add_model(page, SMOLLM2)
+    add_model(page, GEMMA3)
+    qtbot.mouseClick(page.setup.parallel_radio, Qt.MouseButton.LeftButton)
+    assert page.setup.mode == "parallel"
+    type_prompt(qtbot, page, PROMPT)
+    qtbot.mouseClick(page.setup.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(page.banner.isVisible, timeout=30_000)
+    text = page.banner_label.text()
+    assert text.startswith("Parallel mode refused on Tiny board: ")
+    assert "600.0 MiB is available" in text
+    assert f"{SMOLLM2} " in text
+    assert f"{GEMMA3_NAME} " in text
+    assert "Use fair mode" in text
+    assert page.phase == "setup"
+    assert page.setup.run_button.isEnabled()
+    with History.open() as history:
+        assert history.comparisons() == []  # nothing ran, nothing stored
+
+
+# -- with the real demo models ---------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_two_columns_stream_in_fair_mode_then_the_summary_history_and_exports_hold_the_numbers(
+    qtbot: QtBot,
+    window: MainWindow,
+    demo_paths: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = compare_page(qtbot, window)
+    add_model(page, SMOLLM2)
+    add_model(page, GEMMA3)
+    type_prompt(qtbot, page, PROMPT)
+    assert page.setup.mode == "fair"
+
+    # What the columns show while it runs, sampled every 5 ms.
+    seen: list[tuple[str, str, str]] = []
+
+    def sample() -> None:
+        columns = page.board.columns
+        if page.phase == "running" and len(columns) == 2:
+            seen.append(
+                (
+                    columns[0].answer.text,
+                    columns[0].status_label.text(),
+                    columns[1].status_label.text(),
+                )
+            )
+
+    sampler = QTimer()
+    sampler.setInterval(5)
+    sampler.timeout.connect(sample)
+    sampler.start()
+    try:
+        result = run(qtbot, page)
+    finally:
+        sampler.stop()
+
+    # The first column streamed while the second waited for its turn.
+    final = result.answer(0, 0)
+    assert final is not None
+    assert final.ok
+    partial = [text for text, _s0, s1 in seen if text and s1 == "queued (fair mode)"]
+    assert partial, seen[-5:]
+    assert any(len(text) < len(final.text) and final.text.startswith(text) for text in partial)
+    assert [o.status for o in result.outcomes] == ["done", "done"]
+
+    # The columns: the finished answers and their measured figures.
+    columns = page.board.columns
+    assert [c.title.text() for c in columns] == [SMOLLM2, GEMMA3_NAME]
+    for k, column in enumerate(columns):
+        answer = result.answer(k, 0)
+        assert answer is not None
+        assert answer.report is not None
+        assert column.status_label.text().startswith("done")
+        assert "t/s" in column.figures_label.text()
+        assert "TTFT" in column.figures_label.text()
+        assert column.answer.toPlainText().strip()
+        assert 0 < answer.report.metrics.generated_tokens <= 16
+
+    # The summary table: measured numbers, as the core computes them.
+    model = page.results.model
+    assert texts(model, SummaryModel.COL_MODEL) == [SMOLLM2, GEMMA3_NAME]
+    rows = result.summary()
+    gen = cells(model, SummaryModel.COL_GEN)
+    assert gen == [row.generation_tokens_per_s for row in rows]
+    assert all(isinstance(v, float) and v > 0.0 for v in gen)
+    assert all(isinstance(v, float) and v > 0.0 for v in cells(model, SummaryModel.COL_TTFT))
+    assert all(isinstance(v, float) and v > 0.0 for v in cells(model, SummaryModel.COL_PROMPT))
+    private = cells(model, SummaryModel.COL_PRIVATE)
+    assert all(isinstance(v, int) and v > 20 * MIB for v in private)
+    predicted = texts(model, SummaryModel.COL_PREDICTED)
+    assert all(t.startswith("≈") and "%" in t for t in predicted)
+    assert len(page.results.chart.points) == 2
+    assert "fair mode" in page.results.caption.text()
+
+    # Stored in the history as it ran.
+    assert result.id is not None
+    with History.open() as history:
+        (summary,) = history.comparisons()
+        assert summary.id == result.id
+        assert summary.state == "complete"
+        record = history.comparison(result.id)
+        assert [r.report is not None for r in record.runs] == [True, True]
+        stored = {r.report.metrics.tokens_per_s for r in record.runs if r.report}
+    assert stored == {a.report.metrics.tokens_per_s for a in result.answers if a.report}
+
+    # Export: the file dialog answers a path; each button writes its file.
+    written: list[str] = []
+    page.exported.connect(written.append)
+    for kind in ("md", "csv", "json", "png"):
+        target = tmp_path / f"report.{kind}"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, t=target, **k: (str(t), ""))
+        button = page.results.export_buttons[kind]
+        assert button.isEnabled()
+        with qtbot.waitSignal(page.exported, timeout=30_000):
+            qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        assert (tmp_path / f"report.{kind}").is_file()
+    assert written == [str(tmp_path / f"report.{k}") for k in ("md", "csv", "json", "png")]
+    md = (tmp_path / "report.md").read_text("utf-8")
+    assert f"| {SMOLLM2} | Q4_1 | 4096 |" in md
+    assert f"{rows[0].generation_tokens_per_s:.1f}" in md
+    table = list(csv.DictReader(io.StringIO((tmp_path / "report.csv").read_text("utf-8"))))
+    assert [r["model"] for r in table] == [SMOLLM2, GEMMA3_NAME]
+    assert [r["status"] for r in table] == ["ok", "ok"]
+    assert all(int(r["rss_peak_bytes"]) > 50 * MIB for r in table)
+    assert [float(r["generation_tokens_per_s"]) for r in table] == pytest.approx(gen)
+    document = json.loads((tmp_path / "report.json").read_text("utf-8"))
+    assert document["comparison"]["id"] == result.id
+    assert [s["private_peak_bytes"] for s in document["summary"]] == private
+    image = QImage(str(tmp_path / "report.png"))
+    assert not image.isNull()
+    assert image.width() > 100
+    assert image.height() > 100
+
+
+@pytest.mark.e2e
+def test_blind_mode_hides_the_names_until_the_votes_then_reveals_them_with_win_rates(
+    qtbot: QtBot, window: MainWindow, demo_paths: tuple[Path, Path]
+) -> None:
+    page = compare_page(qtbot, window)
+    add_model(page, SMOLLM2)
+    add_model(page, GEMMA3)
+    type_prompt(qtbot, page, PROMPT, max_tokens=8)
+    qtbot.mouseClick(page.setup.blind_check, Qt.MouseButton.LeftButton)
+    assert page.setup.blind_check.isChecked()
+    result = run(qtbot, page)
+    assert result.blind is not None
+    order = result.blind.order
+
+    # Hidden: letters only, everywhere the page names a model.
+    columns = page.board.columns
+    assert [c.title.text() for c in columns] == ["Answer A", "Answer B"]
+    names = (SMOLLM2, GEMMA3_NAME, "SmolLM2", "Gemma")
+    for column in columns:
+        shown = " ".join(
+            (column.title.text(), column.title.toolTip(), column.settings_label.text())
+        )
+        assert not any(name in shown for name in names), shown
+        assert not column.edit_button.isVisible()
+    model = page.results.model
+    assert sorted(texts(model, SummaryModel.COL_MODEL)) == ["A", "B"]
+    assert texts(model, SummaryModel.COL_QUANT) == ["-", "-"]
+    assert sorted(page.results.chart.labels) == ["A", "B"]
+    assert not any(b.isEnabled() for b in page.results.export_buttons.values())
+    assert page.setup.reveal_button.isVisible()
+
+    # Vote: the answer in column B is better.
+    vote_b = columns[1].vote_button
+    assert vote_b.isVisible()
+    assert vote_b.isEnabled()
+    assert vote_b.text() == "B is better"
+    qtbot.mouseClick(vote_b, Qt.MouseButton.LeftButton)
+    assert vote_b.isChecked()
+    winner, loser = order[1], order[0]
+    assert result.id is not None
+
+    def stored_votes() -> int:
+        with History.open() as history:
+            return len(history.comparison(result.id or 0).votes)
+
+    qtbot.waitUntil(lambda: stored_votes() == 1, timeout=10_000)
+    assert "1 of 1 prompts voted" in page.board.vote_label.text()
+    assert sorted(texts(model, SummaryModel.COL_MODEL)) == ["A", "B"]  # still hidden
+
+    # Reveal: names, letters and win rates.
+    qtbot.mouseClick(page.setup.reveal_button, Qt.MouseButton.LeftButton)
+    assert not page.setup.reveal_button.isVisible()
+    real = {0: SMOLLM2, 1: GEMMA3_NAME}
+    assert [c.title.text() for c in page.board.columns] == [
+        f"{string.ascii_uppercase[k]} · {real[order[k]]}" for k in range(2)
+    ]
+    by_name = dict(
+        zip(texts(model, SummaryModel.COL_MODEL), texts(model, SummaryModel.COL_VOTES), strict=True)
+    )
+    assert by_name[f"B · {real[winner]}"] == "1 W / 0 T / 0 L (100%)"
+    assert by_name[f"A · {real[loser]}"] == "0 W / 0 T / 1 L (0%)"
+    rates = dict(
+        zip(cells(model, SummaryModel.COL_MODEL), cells(model, SummaryModel.COL_VOTES), strict=True)
+    )
+    assert rates == {real[winner]: 1.0, real[loser]: 0.0}
+    assert all(b.isEnabled() for b in page.results.export_buttons.values())
+
+
+@pytest.mark.e2e
+def test_a_model_that_fails_to_load_is_marked_failed_with_its_reason_and_the_other_finishes(
+    qtbot: QtBot,
+    window: MainWindow,
+    demo_paths: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A download cut short: the header is whole, a third of the weights are there.
+    whole = demo.smollm2_path().read_bytes()
+    cut = tmp_path / "cut-short.gguf"
+    cut.write_bytes(whole[: len(whole) // 3])
+    page = compare_page(qtbot, window)
+    add_file(page, monkeypatch, cut)
+    add_model(page, SMOLLM2)
+    assert [c.title.text() for c in page.board.columns] == ["cut-short.gguf", SMOLLM2]
+    type_prompt(qtbot, page, PROMPT, max_tokens=8)
+    result = run(qtbot, page)
+    assert [o.status for o in result.outcomes] == ["failed", "done"]
+    reason = result.outcomes[0].reason
+    assert reason
+    failed, done = page.board.columns
+    assert failed.status_label.text() == f"failed: {reason}"
+    assert failed.answer.toPlainText() == "No answer: the model failed."
+    assert done.status_label.text().startswith("done")
+    answer = result.answer(1, 0)
+    assert answer is not None
+    assert answer.ok
+    assert answer.text
+    model = page.results.model
+    assert texts(model, SummaryModel.COL_MODEL) == ["cut-short.gguf (failed)", SMOLLM2]
+    assert model.index(0, SummaryModel.COL_MODEL).data(Qt.ItemDataRole.ToolTipRole) == reason
+    gen = cells(model, SummaryModel.COL_GEN)
+    assert gen[0] is None
+    assert isinstance(gen[1], float)
+    assert gen[1] > 0.0
+    with History.open() as history:
+        record = history.comparison(result.id or 0)
+        statuses = [(c.status, c.reason) for c in record.contestants]
+    assert statuses == [("failed", reason), ("done", None)]
+
+
+@pytest.mark.e2e
+def test_a_stored_comparison_opens_by_id_and_runs_again_as_a_new_one(
+    qtbot: QtBot, window: MainWindow, demo_paths: tuple[Path, Path]
+) -> None:
+    page = compare_page(qtbot, window)
+    add_model(page, SMOLLM2)
+    add_model(page, SMOLLM2)
+    type_prompt(qtbot, page, PROMPT, max_tokens=4)
+    first = run(qtbot, page)
+    assert first.id is not None
+    qtbot.mouseClick(page.board.columns[1].remove_button, Qt.MouseButton.LeftButton)
+    assert page.phase == "setup"
+    assert len(page.board.columns) == 1
+
+    with qtbot.waitSignal(page.comparison_opened, timeout=30_000) as opened:
+        assert page.open_comparison(first.id)
+    assert opened.args == [first.id]
+    assert page.phase == "shown"
+    assert len(page.board.columns) == 2
+    assert page.setup.prompt_edit.toPlainText() == PROMPT
+    assert cells(page.results.model, SummaryModel.COL_GEN) == [
+        r.generation_tokens_per_s for r in first.summary()
+    ]
+
+    with qtbot.waitSignal(page.comparison_finished, timeout=RUN_MS) as finished:
+        assert page.rerun_comparison(first.id)
+    second = finished.args[0]
+    assert isinstance(second, ComparisonResult)
+    assert second.id is not None
+    assert second.id != first.id
+    assert [o.status for o in second.outcomes] == ["done", "done"]
+    assert [p.text for p in second.prompts] == [PROMPT]
+    with History.open() as history:
+        assert {s.id for s in history.comparisons()} == {first.id, second.id}
