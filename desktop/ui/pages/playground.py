@@ -22,6 +22,8 @@ Signals:
     state_changed(str): ``empty``, ``loading``, ``ready``, ``generating`` or ``error``.
     model_loaded(object): the ``Loaded`` event of a finished load.
     answer_finished(object): the :class:`~desktop.core.engine.Answer` of a finished answer.
+    history_changed(): an answer was stored in the history (each finished, stopped or cut-off
+        answer is, off the GUI thread).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from desktop.core.engine import (
     GenerationMeter,
     LoadSettings,
     ProcessMemory,
+    RunReport,
     Session,
     Turn,
     WorkerError,
@@ -58,6 +61,7 @@ from desktop.core.errors import ScoutError
 from desktop.core.fit import CacheType, FitResult, estimate
 from desktop.ui import format as fmt
 from desktop.ui.errors import describe, title_for
+from desktop.ui.history_recorder import HistoryRecorder, StoredAnswer
 from desktop.ui.state import AppState
 from desktop.ui.widgets.chat_panel import ChatPanel
 from desktop.ui.widgets.chat_runner import ChatRunner
@@ -87,6 +91,7 @@ class PlaygroundPage(QWidget):
     state_changed = Signal(str)
     model_loaded = Signal(object)
     answer_finished = Signal(object)
+    history_changed = Signal()
 
     def __init__(self, state: AppState) -> None:
         super().__init__()
@@ -96,6 +101,8 @@ class PlaygroundPage(QWidget):
         self.estimate_result: FitResult | None = None
         self.last_answer: Answer | None = None
         self.runner = ChatRunner(self)
+        self.recorder = HistoryRecorder(self)
+        self.recorder.stored.connect(self._on_recorder_stored)
         self._meter: GenerationMeter | None = None  # the answer being generated, as it arrives
         self._last_memory: ProcessMemory | None = None
         self._shown_system: str | None = None
@@ -576,6 +583,7 @@ class PlaygroundPage(QWidget):
             )
         self.chat.answer_label.setText(summary)
         self.metrics_panel.show_report(answer.report)
+        self._record(answer.report)
         self._set_phase("ready")
         self.answer_finished.emit(answer)
 
@@ -589,6 +597,10 @@ class PlaygroundPage(QWidget):
         title, sentence = describe(error)
         fatal = getattr(error, "kind", "").removeprefix("engine.") in FATAL_KINDS
         partial = self.transcript.answer
+        if partial or fatal:
+            metrics = (self._meter or GenerationMeter()).finish()
+            cut = RunReport(partial, metrics, finish_reason="crashed" if fatal else None)
+            self._record(cut, error=sentence, error_kind=getattr(error, "kind", "error"))
         stopped = self.tr("stop: %1").replace("%1", finish_text("crashed"))
         self.transcript.end_answer(stopped if fatal else "")
         conversation = self.conversation
@@ -602,6 +614,40 @@ class PlaygroundPage(QWidget):
         self.transcript.add_note(f"{title}: {sentence}")
         self.chat.answer_label.setText(sentence)
         self._set_phase("ready")
+
+    def _record(
+        self, report: RunReport, *, error: str | None = None, error_kind: str | None = None
+    ) -> None:
+        """Store the answer just ended in the history (written off the GUI thread)."""
+        session, conversation = self.session, self.conversation
+        if session is None or conversation is None:
+            return
+        extra: dict[str, Any] = {}
+        loaded = session.loaded
+        if loaded is not None:
+            extra["template"] = loaded.template_name
+            extra["n_gpu_layers_loaded"] = loaded.n_gpu_layers
+        if self.state.what_if:
+            extra["predicted_for"] = self.state.profile_name
+        self.recorder.record(
+            StoredAnswer(
+                report=report,
+                model=session.path,
+                label=self._label,
+                prompt=self.runner.question,
+                system=conversation.system,
+                load=session.load_settings,
+                params=conversation.params,
+                profile=self.state.this_machine,
+                extra=extra,
+                error=error,
+                error_kind=error_kind,
+            )
+        )
+
+    def _on_recorder_stored(self, _run_id: int) -> None:
+        if not self._closed:
+            self.history_changed.emit()
 
     def _enter_error(
         self, title: str, sentence: str, detail: str, *, loading: bool = False
