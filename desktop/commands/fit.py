@@ -112,7 +112,7 @@ def _print_human(result: FitResult, profile_name: str) -> None:
         if result.n_gpu_layers == result.n_layers:
             verdict += ", output layer on the CPU"
     out.write(f"{result.label} on {profile_name}, context {result.n_ctx} tokens\n")
-    out.write(f"Verdict: {verdict}\n")
+    out.write(f"Verdict: {verdict} ({result.need_text()})\n")
     if result.past_trained_ctx:
         out.write(
             f"Warning: past the trained context ({result.n_ctx_train:,} tokens); "
@@ -122,10 +122,19 @@ def _print_human(result: FitResult, profile_name: str) -> None:
     rows: list[tuple[str, str, str]] = []
     for name in ("weights", "kv_cache", "compute", "overhead"):
         ram = getattr(result.ram, name)
+        if name == "weights":
+            ram -= result.page_cache_bytes
         vram = getattr(result.vram, name)
         rows.append((name.replace("_", " "), human_bytes(ram), human_bytes(vram)))
+    if result.page_cache_bytes:
+        rows.append(("page cache*", human_bytes(result.page_cache_bytes), human_bytes(0)))
     rows.append(("total", human_bytes(result.ram_bytes), human_bytes(result.vram_bytes)))
     print_table(("memory", "RAM", "VRAM"), rows)
+    if result.page_cache_bytes:
+        out.write(
+            "* pages of the mapped model file at the peak (their repacked copies are in use): "
+            "clean page cache the OS can drop, counted in the peak RSS, not in what must fit.\n"
+        )
     out.write("\n")
     facts = [
         ("RAM needed, whole context in use", human_bytes(result.ram_full_context_bytes)),

@@ -50,6 +50,7 @@ from desktop.core.fit.types import (
     FitResult,
     FitTarget,
     Verdict,
+    need_of,
     past_trained_context,
 )
 from desktop.core.gguf import ModelArch
@@ -218,6 +219,7 @@ class TargetEstimator:
             ram_available_bytes=setup.ram_available,
             vram_free_bytes=tuple(d.capacity for d in devices),
             n_ctx_train=target.arch.n_ctx_train,
+            page_cache_bytes=_page_cache(setup, placement),
             **self._target_facts(disk),
         )
 
@@ -253,6 +255,16 @@ def default_context(arch: ModelArch, wanted: int) -> int:
     return min(wanted, trained) if trained > 0 else wanted
 
 
+def _page_cache(setup: Setup, placement: Placement) -> int:
+    """The part of the predicted RAM that is clean page cache of the mapped file, which the
+    kernel can drop under pressure: on the CPU, what the weights term holds beyond the file's
+    tensor data (pages of tensors whose repacked copies are in use, and the load's peak)."""
+    if placement.n_gpu_layers:
+        return 0
+    lay = setup.layout
+    return max(0, placement.ram.weights - (lay.file_bytes - lay.header_bytes))
+
+
 def _verdict(placement: Placement, n_layers: int) -> Verdict:
     if not placement.fits:
         return "no"
@@ -272,13 +284,12 @@ def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
             f"than the {sum(d.capacity for d in setup.devices) / gib:.1f} GiB free."
         )
     if not placement.fits_ram:
-        need, what = placement.ram_full, "of RAM"
+        need, what = placement.ram_full, "more RAM than is free"
         if setup.unified and placement.n_gpu_layers:
             need += placement.vram.total
-            what = "of the shared memory pool (GPU and CPU together)"
+            what = "more of the shared memory pool (GPU and CPU together) than is free"
         out.append(
-            f"With the whole context in use it needs {need / gib:.1f} GiB {what}, more than "
-            f"the {setup.ram_available / gib:.1f} GiB available."
+            f"With the whole context in use it needs {what}: {need_of(need, setup.ram_available)}."
         )
     n_layers = setup.target.arch.n_layers
     if verdict == "partial" and placement.n_gpu_layers == n_layers:

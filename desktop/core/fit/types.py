@@ -325,10 +325,17 @@ class FitResult:
     ram_available_bytes: int = 0
     vram_free_bytes: tuple[int, ...] = ()
     n_ctx_train: int = 0
+    page_cache_bytes: int = 0
 
     @property
     def past_trained_ctx(self) -> bool:
         return 0 < self.n_ctx_train < self.n_ctx
+
+    def need_text(self) -> str:
+        """ "needs X of Y available" for the RAM the verdict rests on: what must stay resident
+        with the whole context in use, against the RAM available, precise enough that "more
+        than" is visibly true."""
+        return "needs " + need_of(self.ram_full_context_bytes, self.ram_available_bytes)
 
     def summary_dict(self) -> dict[str, Any]:
         """The estimate in a catalog row (``catalog --json``): the verdict and the big numbers."""
@@ -376,10 +383,23 @@ class FitResult:
             "load_seconds": self.load_seconds,
             "download_bytes": self.download_bytes,
             "fits_disk": self.fits_disk,
+            "page_cache_bytes": self.page_cache_bytes,
             "n_ctx_train": self.n_ctx_train,
             "past_trained_ctx": self.past_trained_ctx,
             "reasons": list(self.reasons),
         }
+
+
+def need_of(need: int, available: int) -> str:
+    """ "X of Y available" in one unit, with as many decimals (1-3) as it takes for two
+    different numbers to read differently: "23.24 GiB of 23.19 GiB available"."""
+    gib = 1024**3
+    unit, scale = ("GiB", gib) if max(need, available) >= gib else ("MiB", 1024 * 1024)
+    for decimals in (1, 2, 3):
+        a, b = f"{need / scale:.{decimals}f}", f"{available / scale:.{decimals}f}"
+        if a != b or need == available:
+            break
+    return f"{a} {unit} of {b} {unit} available"
 
 
 def past_trained_context(arch: ModelArch, n_ctx: int) -> str | None:

@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QWidget
 from desktop.ui.pages.compare import ComparePage
 from desktop.ui.pages.downloads import DownloadsPage
 from desktop.ui.pages.hardware import HardwarePage
+from desktop.ui.pages.history import HistoryPage
 from desktop.ui.pages.library import LibraryPage
 from desktop.ui.pages.models import ModelsPage
-from desktop.ui.pages.placeholder import PlaceholderPage
 from desktop.ui.pages.playground import PlaygroundPage
 from desktop.ui.pages.settings import SettingsPage
 from desktop.ui.state import AppState
@@ -33,6 +33,6 @@ def page_specs() -> list[PageSpec]:
         PageSpec("library", "library", LibraryPage),
         PageSpec("playground", "playground", PlaygroundPage),
         PageSpec("compare", "compare", ComparePage),
-        PageSpec("history", "history", lambda s: PlaceholderPage(s, "history")),
+        PageSpec("history", "history", HistoryPage),
         PageSpec("settings", "settings", SettingsPage),
     ]

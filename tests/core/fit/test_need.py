@@ -1,0 +1,37 @@
+"""One figure a person can act on: "needs X of Y available", page cache apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop import cli
+from desktop.core.catalog import load_catalog
+from desktop.core.fit import FitTarget, estimate
+from desktop.core.fit.types import need_of
+from desktop.core.hardware import probe
+
+GIB = 1024**3
+
+
+def test_need_of_shows_the_difference() -> None:
+    assert need_of(5 * GIB, 22 * GIB) == "5.0 GiB of 22.0 GiB available"
+    # 23.24 vs 23.19 GiB read the same at one decimal: two are used.
+    assert need_of(int(23.24 * GIB), int(23.19 * GIB)) == "23.24 GiB of 23.19 GiB available"
+    assert need_of(int(23.2004 * GIB), int(23.2001 * GIB)).startswith("23.200 GiB of")
+    assert need_of(300 << 20, 900 << 20) == "300.0 MiB of 900.0 MiB available"
+
+
+def test_page_cache_is_apart_from_what_must_fit(capsys: pytest.CaptureFixture[str]) -> None:
+    model, variant = load_catalog().variant("qwen2.5-7b-instruct:Q4_K_M")
+    result = estimate(FitTarget.from_variant(model, variant), probe(), n_ctx=4096, n_gpu_layers=0)
+    # Q4_K weights are repacked on AVX2: the peak RSS holds both the copies and the mapped
+    # pages; the mapped pages are droppable and not part of what must fit.
+    assert result.page_cache_bytes > 1 * GIB
+    assert result.ram_bytes - result.page_cache_bytes < result.ram_full_context_bytes
+    assert result.need_text().startswith("needs ")
+    assert result.to_dict()["page_cache_bytes"] == result.page_cache_bytes
+    assert cli.main(["fit", "qwen2.5-7b-instruct:Q4_K_M", "--ngl", "0"]) == 0
+    out = capsys.readouterr().out
+    assert f"({result.need_text()})" in out.splitlines()[1]
+    assert "page cache*" in out
+    assert "the OS can drop" in out
