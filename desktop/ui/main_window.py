@@ -64,6 +64,7 @@ class MainWindow(QMainWindow):
         self._build_body()
         self._build_status_bar()
         self._connect_open_in_playground()
+        self._connect_history()
         state.profile_changed.connect(self._on_state_profile_changed)
         state.problem.connect(self._on_state_problem)
         state.downloads_changed.connect(self._refresh_status)
@@ -173,6 +174,54 @@ class MainWindow(QMainWindow):
         open_model = getattr(page, "open_model", None)
         if open_model is not None:
             open_model(Path(path))
+
+    def _connect_history(self) -> None:
+        """The History page reads again when the Playground or the Compare page stored
+        something; its Open and Re-run lead to the Compare page or the Playground."""
+        history = self.pages.get("history")
+        refresh = getattr(history, "refresh", None)
+        for key in ("playground", "compare"):
+            stored = getattr(self.pages.get(key), "history_changed", None)
+            if stored is not None and refresh is not None:
+                stored.connect(refresh)
+        for name, slot in (
+            ("open_comparison_requested", self._on_history_open_comparison_requested),
+            ("rerun_comparison_requested", self._on_history_rerun_comparison_requested),
+            ("rerun_answer_requested", self._on_history_rerun_answer_requested),
+        ):
+            signal = getattr(history, name, None)
+            if signal is not None:
+                signal.connect(slot)
+
+    def _on_history_open_comparison_requested(self, comparison_id: int) -> None:
+        page = self.show_page("compare")
+        open_comparison = getattr(page, "open_comparison", None)
+        if open_comparison is not None:
+            open_comparison(comparison_id)
+
+    def _on_history_rerun_comparison_requested(self, comparison_id: int) -> None:
+        page = self.show_page("compare")
+        rerun = getattr(page, "rerun_comparison", None)
+        if rerun is not None:
+            rerun(comparison_id)
+
+    def _on_history_rerun_answer_requested(self, run: object) -> None:
+        """A stored answer asked again: its model opens in the Playground (loading is left to
+        the person) with its prompt and system prompt in place."""
+        model = getattr(run, "model", None)
+        if model is None:
+            return
+        page = self.show_page("playground")
+        open_model = getattr(page, "open_model", None)
+        if open_model is not None:
+            open_model(model.path)
+        prompt = getattr(page, "prompt", None)
+        if prompt is not None:
+            prompt.setPlainText(getattr(run, "prompt", ""))
+        chat_settings = getattr(page, "chat_settings", None)
+        system = getattr(run, "system", None)
+        if chat_settings is not None and system:
+            chat_settings.set_system(system)
 
     def page_titles(self) -> dict[str, str]:
         return {

@@ -1,0 +1,460 @@
+"""History: every stored answer and comparison, newest first, to search, open, re-run or delete.
+
+The list (:class:`~desktop.ui.models.history_model.HistoryModel`) shows the Playground's
+answers and the comparisons; a search box (words in a prompt, an answer, a title or a name) and
+a model filter narrow it. The detail pane shows the selected answer (prompt, output, predicted
+vs measured, settings, the model file, the machine) or comparison (contestants with their
+figures, prompts). Open shows a comparison in the Compare page; Re-run on this machine runs a
+comparison again there, or opens an answer's model in the Playground with its prompt; Delete
+asks first. Everything is read and written off the GUI thread; the page reads again when it is
+shown and when another page stored something (:meth:`refresh`).
+
+Signals:
+    open_comparison_requested(int): show this stored comparison (the Compare page).
+    rerun_comparison_requested(int): run this comparison again on this machine.
+    rerun_answer_requested(object): the :class:`~desktop.core.history.RunRecord` to ask again
+        (its model opens in the Playground with its prompt).
+    listing_changed(): the list was read again (tests wait on it).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+from shiboken6 import isValid
+
+from desktop.core.history import ComparisonRecord, History, RunRecord
+from desktop.ui.errors import describe
+from desktop.ui.models.history_model import (
+    ITEM_ROLE,
+    HistoryItem,
+    HistoryListing,
+    HistoryModel,
+    read_listing,
+)
+from desktop.ui.state import AppState
+from desktop.ui.widgets.empty_state import EmptyState
+from desktop.ui.widgets.history_detail import HistoryDetail
+from desktop.ui.window_settings import window_settings
+from desktop.ui.workers import LatestOnly, TaskControl, run_task
+
+log = logging.getLogger(__name__)
+
+GROUP = "history"
+SEARCH_DELAY_MS = 250  # typing: read again once the person pauses
+
+
+class HistoryPage(QWidget):
+    """The History page (see the module docstring)."""
+
+    open_comparison_requested = Signal(int)
+    rerun_comparison_requested = Signal(int)
+    rerun_answer_requested = Signal(object)
+    listing_changed = Signal()
+
+    def __init__(self, state: AppState) -> None:
+        super().__init__()
+        self.state = state
+        self.listing = HistoryListing()
+        self.current: HistoryItem | None = None
+        self.detail_record: RunRecord | ComparisonRecord | None = None
+        self._closed = False
+        self._reader: LatestOnly[HistoryListing] = LatestOnly(self._on_listing, self._on_failed)
+        self._detail_reader: LatestOnly[tuple[HistoryItem, Any]] = LatestOnly(
+            self._on_detail, self._on_failed
+        )
+        self._build()
+        self._connect()
+        self._restore(window_settings())
+        self.refresh()
+
+    # -- building ---------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(12, 10, 12, 6)
+        outer.setSpacing(6)
+
+        bar = QHBoxLayout()
+        search_label = QLabel(self.tr("Search"))
+        self.search = QLineEdit()
+        self.search.setObjectName("historySearch")
+        self.search.setClearButtonEnabled(True)
+        self.search.setPlaceholderText(self.tr("words in a prompt, an answer or a title"))
+        self.search.setAccessibleName(self.tr("Search the history"))
+        search_label.setBuddy(self.search)
+        model_label = QLabel(self.tr("Model"))
+        self.model_filter = QComboBox()
+        self.model_filter.setObjectName("historyModelFilter")
+        self.model_filter.setAccessibleName(self.tr("Filter by model"))
+        self.model_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.model_filter.setMinimumContentsLength(16)
+        self.model_filter.addItem(self.tr("All models"), "")
+        model_label.setBuddy(self.model_filter)
+        kind_label = QLabel(self.tr("Show"))
+        self.kind_filter = QComboBox()
+        self.kind_filter.setObjectName("historyKindFilter")
+        self.kind_filter.setAccessibleName(self.tr("Show answers, comparisons or both"))
+        self.kind_filter.addItem(self.tr("Everything"), "all")
+        self.kind_filter.addItem(self.tr("Answers"), "run")
+        self.kind_filter.addItem(self.tr("Comparisons"), "comparison")
+        kind_label.setBuddy(self.kind_filter)
+        self.count_label = QLabel()
+        self.count_label.setObjectName("historyCount")
+        for widget, stretch in (
+            (search_label, 0),
+            (self.search, 2),
+            (model_label, 0),
+            (self.model_filter, 0),
+            (kind_label, 0),
+            (self.kind_filter, 0),
+            (self.count_label, 0),
+        ):
+            bar.addWidget(widget, stretch)
+        outer.addLayout(bar)
+
+        self.model = HistoryModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("historyTable")
+        self.table.setAccessibleName(self.tr("Stored answers and comparisons"))
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        for column in range(self.model.columnCount()):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(HistoryModel.COL_TITLE, QHeaderView.ResizeMode.Stretch)
+
+        self.detail = HistoryDetail()
+        self.message = QLabel()
+        self.message.setObjectName("historyMessage")
+        self.message.setWordWrap(True)
+        buttons = QHBoxLayout()
+        self.open_button = QPushButton(self.tr("Open"))
+        self.open_button.setObjectName("openButton")
+        self.open_button.setToolTip(self.tr("Show this comparison in the Compare page."))
+        self.rerun_button = QPushButton(self.tr("Re-run on this machine"))
+        self.rerun_button.setObjectName("rerunButton")
+        self.delete_button = QPushButton(self.tr("Delete"))
+        self.delete_button.setObjectName("deleteButton")
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.rerun_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.delete_button)
+        side = QWidget()
+        side_column = QVBoxLayout(side)
+        side_column.setContentsMargins(0, 0, 0, 0)
+        side_column.addWidget(self.detail, 1)
+        side_column.addWidget(self.message)
+        side_column.addLayout(buttons)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("historySplitter")
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(side)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+
+        self.empty = EmptyState(
+            self.tr(
+                "Nothing is stored yet. Every answer from the Playground and every comparison "
+                "from the Compare page is kept here, newest first, with its measurements, "
+                "settings and the machine it ran on."
+            )
+        )
+        self.empty.setObjectName("historyEmpty")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.splitter)
+        self.stack.addWidget(self.empty)
+        outer.addWidget(self.stack, 1)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._update_buttons()
+
+    def _connect(self) -> None:
+        self.search.textChanged.connect(self._on_search_text_changed)
+        self._search_timer.timeout.connect(self.refresh)
+        self.model_filter.activated.connect(self._on_filter_activated)
+        self.kind_filter.activated.connect(self._on_filter_activated)
+        self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
+        self.open_button.clicked.connect(self.open_selected)
+        self.rerun_button.clicked.connect(self.rerun_selected)
+        self.delete_button.clicked.connect(self._on_delete_button_clicked)
+
+    # -- persistence ------------------------------------------------------------------------------
+
+    def _restore(self, settings: QSettings) -> None:
+        settings.beginGroup(GROUP)
+        sizes = settings.value("splitter")
+        if sizes is not None:
+            self.splitter.restoreState(sizes)
+        settings.endGroup()
+
+    def save_state(self, settings: QSettings) -> None:
+        settings.beginGroup(GROUP)
+        settings.setValue("splitter", self.splitter.saveState())
+        settings.endGroup()
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh()
+
+    def _on_search_text_changed(self, _text: str) -> None:
+        self._search_timer.start()
+
+    def _on_filter_activated(self, _index: int) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read the list again for the current search and filters (off the GUI thread)."""
+        if self._closed:
+            return
+        self._search_timer.stop()
+        search = self.search.text().strip()
+        model = str(self.model_filter.currentData() or "")
+        kind = str(self.kind_filter.currentData() or "all")
+
+        def work(control: TaskControl) -> HistoryListing:
+            with History.open() as history:
+                return read_listing(history, search=search, model=model, kind=kind)
+
+        self._reader.submit(work)
+
+    def _on_listing(self, listing: HistoryListing) -> None:
+        if self._closed or not isValid(self):
+            return
+        keep = self.current.key if self.current is not None else None
+        self.listing = listing
+        self._fill_model_filter(listing.models)
+        self.model.set_listing(listing)
+        self.stack.setCurrentWidget(self.splitter if listing.stored else self.empty)
+        n = len(listing.items)
+        self.count_label.setText(
+            self.tr("1 item") if n == 1 else self.tr("%1 items").replace("%1", str(n))
+        )
+        row = self.model.row_of(keep) if keep is not None else -1
+        if row < 0 and n:
+            row = 0
+        if row >= 0:
+            self.table.selectRow(row)
+            item = self.model.item(row)
+            if item is not None and item.key == keep:
+                self._read_detail(item)  # the same row again: its data may have changed
+        else:
+            self._select(None)
+            if listing.stored:
+                self.detail.clear_detail(self.tr("Nothing matches the search and filters."))
+        self.listing_changed.emit()
+
+    def _fill_model_filter(self, labels: tuple[str, ...]) -> None:
+        combo = self.model_filter
+        current = str(combo.currentData() or "")
+        wanted = [""] + list(labels) + ([current] if current and current not in labels else [])
+        if [combo.itemData(i) for i in range(combo.count())] == wanted:
+            return
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItem(self.tr("All models"), "")
+        for label in wanted[1:]:
+            combo.addItem(label, label)
+        combo.setCurrentIndex(max(combo.findData(current), 0))
+        combo.blockSignals(False)
+
+    def _on_failed(self, error: Exception) -> None:
+        if self._closed or not isValid(self):
+            return
+        title, sentence = describe(error)
+        self.message.setText(f"{title}: {sentence}")
+
+    # -- selection and detail ---------------------------------------------------------------------
+
+    def selected_item(self) -> HistoryItem | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = rows[0].data(ITEM_ROLE)
+        return item if isinstance(item, HistoryItem) else None
+
+    def _on_table_selection_changed(self, _new: QItemSelection, _old: QItemSelection) -> None:
+        item = self.selected_item()
+        if item is None or self.current is None or item.key != self.current.key:
+            self._select(item)
+
+    def select(self, kind: str, item_id: int) -> bool:
+        """Select a row (``"run"``/``"comparison"`` and its id); False when it is not listed."""
+        row = self.model.row_of((kind, item_id))
+        if row < 0:
+            return False
+        self.table.selectRow(row)
+        return True
+
+    def _select(self, item: HistoryItem | None) -> None:
+        self.current = item
+        self.detail_record = None
+        self.message.setText("")
+        self._update_buttons()
+        if item is None:
+            self._detail_reader.cancel()
+            self.detail.clear_detail()
+            return
+        self._read_detail(item)
+
+    def _read_detail(self, item: HistoryItem) -> None:
+        """The selected row's full record (a comparison with its answers, an answer with its
+        machine), read off the GUI thread."""
+
+        def work(control: TaskControl) -> tuple[HistoryItem, Any]:
+            with History.open() as history:
+                if item.kind == "comparison":
+                    return item, history.comparison(item.id)
+                return item, (history.run(item.id), history.run_profile(item.id))
+
+        self._detail_reader.submit(work)
+
+    def _on_detail(self, result: tuple[HistoryItem, Any]) -> None:
+        if self._closed or not isValid(self):
+            return
+        item, record = result
+        if self.current is None or item.key != self.current.key:
+            return
+        if isinstance(record, ComparisonRecord):
+            self.detail_record = record
+            self.detail.show_comparison(record)
+        else:
+            run, profile = record
+            self.detail_record = run
+            self.detail.show_run(run, profile)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        item = self.current
+        self.open_button.setEnabled(item is not None and item.kind == "comparison")
+        self.rerun_button.setEnabled(item is not None)
+        self.delete_button.setEnabled(item is not None)
+        if item is not None and item.kind == "run":
+            self.rerun_button.setToolTip(
+                self.tr("Open this model in the Playground with this prompt.")
+            )
+        else:
+            self.rerun_button.setToolTip(
+                self.tr("Run this comparison again on this machine, in the Compare page.")
+            )
+
+    # -- actions ----------------------------------------------------------------------------------
+
+    def open_selected(self) -> bool:
+        """Show the selected comparison in the Compare page."""
+        item = self.current
+        if item is None or item.kind != "comparison":
+            return False
+        self.open_comparison_requested.emit(item.id)
+        return True
+
+    def rerun_selected(self) -> bool:
+        """A comparison runs again in the Compare page; an answer's model opens in the
+        Playground with its prompt (its file must still be there)."""
+        item = self.current
+        if item is None:
+            return False
+        if item.kind == "comparison":
+            self.rerun_comparison_requested.emit(item.id)
+            return True
+        run = item.run
+        if run is None or run.model is None:
+            self.message.setText(self.tr("The model of this answer is not known."))
+            return False
+        if not run.model.path.is_file():
+            self.message.setText(
+                self.tr("The model file %1 is gone.").replace("%1", str(run.model.path))
+            )
+            return False
+        self.rerun_answer_requested.emit(run)
+        return True
+
+    def _on_delete_button_clicked(self) -> None:
+        if self.current is not None:
+            self.ask_delete(self.current)
+
+    def ask_delete(self, item: HistoryItem) -> QMessageBox:
+        """Ask first (window-modal, not blocking), then delete."""
+        box = QMessageBox(self)
+        box.setObjectName("deleteBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("Delete from the history"))
+        if item.kind == "comparison":
+            box.setText(self.tr("Delete the comparison “%1”?").replace("%1", item.title))
+            box.setInformativeText(self.tr("Its answers and votes are deleted with it."))
+        else:
+            box.setText(self.tr("Delete this answer of %1?").replace("%1", item.models))
+            box.setInformativeText(self.tr("The model file stays on the disk."))
+        confirm = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
+        confirm.setObjectName("confirmDeleteButton")
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered() -> None:
+            if box.clickedButton() is confirm:
+                self.delete(item)
+            box.deleteLater()
+
+        box.finished.connect(answered)
+        box.open()
+        return box
+
+    def delete(self, item: HistoryItem) -> None:
+        """Delete a stored answer or comparison (no question asked), then read again."""
+        if self._closed:
+            return
+
+        def work(control: TaskControl) -> bool:
+            with History.open() as history:
+                if item.kind == "comparison":
+                    return history.delete_comparison(item.id)
+                return history.delete_run(item.id)
+
+        def done(_deleted: bool) -> None:
+            if self._closed or not isValid(self):
+                return
+            if self.current is not None and self.current.key == item.key:
+                self.current = None
+            self.refresh()
+
+        run_task(work, on_done=done, on_failed=self._on_failed)
+
+    # -- the end ----------------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """The window closes: stop reading."""
+        self._closed = True
+        self._search_timer.stop()
+        self._reader.cancel()
+        self._detail_reader.cancel()

@@ -1,0 +1,312 @@
+"""The detail of a stored answer or comparison: prompt, output, predicted vs measured, settings
+and the machine it ran on.
+
+A read-only :class:`QTextBrowser` filled with HTML built here; everything that came from a
+person or a model (prompts, answers, names, paths) is escaped, so a model cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping
+from statistics import fmean
+from typing import Any
+
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from desktop.core.engine import RunReport
+from desktop.core.history import ComparisonRecord, RunRecord
+from desktop.ui import format as fmt
+from desktop.ui.models.history_model import ERROR_COLOR, state_text, when_text
+from desktop.ui.widgets.metrics_panel import answer_summary, error_text
+
+PROMPTS_SHOWN = 30  # a long suite lists its first prompts only
+PROMPT_CHARS = 240
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text))
+
+
+def block(text: str) -> str:
+    """Text as written, line breaks and spaces kept, escaped."""
+    return f'<p style="white-space: pre-wrap;">{esc(text)}</p>'
+
+
+def table(rows: Iterable[Iterable[str]], header: Iterable[str] = ()) -> str:
+    """A plain table of already escaped cells."""
+    head = "".join(f'<th align="left">{h}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        '<table cellspacing="0" cellpadding="3">'
+        + (f"<tr>{head}</tr>" if head else "")
+        + body
+        + "</table>"
+    )
+
+
+class HistoryDetail(QTextBrowser):
+    """Shows one answer (:meth:`show_run`) or one comparison (:meth:`show_comparison`)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("historyDetail")
+        self.setAccessibleName(self.tr("Details"))
+        self.setOpenLinks(False)
+        self.setReadOnly(True)
+        self.clear_detail()
+
+    def clear_detail(self, text: str | None = None) -> None:
+        self.setHtml(f"<p>{esc(text or self.tr('Select an answer or a comparison.'))}</p>")
+
+    # -- an answer --------------------------------------------------------------------------------
+
+    def show_run(self, run: RunRecord, profile: Mapping[str, Any]) -> None:
+        tr = self.tr
+        source = {"playground": tr("Playground"), "run": tr("llm-scout run")}.get(
+            run.source, run.source
+        )
+        label = run.model.label if run.model is not None else tr("an unknown model")
+        parts = [
+            f"<h3>{esc(label)}</h3>",
+            "<p>"
+            + esc(" · ".join(x for x in (when_text(run.created_at), source, run.machine) if x))
+            + "</p>",
+        ]
+        if run.error:
+            parts.append(
+                f'<p style="color: {ERROR_COLOR};">'
+                + esc(tr("Cut off: %1").replace("%1", run.error))
+                + "</p>"
+            )
+        if run.system:
+            parts += [f"<h4>{esc(tr('System prompt'))}</h4>", block(run.system)]
+        parts += [f"<h4>{esc(tr('Prompt'))}</h4>", block(run.prompt)]
+        parts += [f"<h4>{esc(tr('Answer'))}</h4>", block(run.output or tr("(nothing came)"))]
+        if run.report is not None:
+            parts += [
+                f"<h4>{esc(tr('Predicted vs measured'))}</h4>",
+                self._report_html(run.report),
+            ]
+        parts += [f"<h4>{esc(tr('Settings'))}</h4>", self._settings_html(run.settings)]
+        parts += [f"<h4>{esc(tr('Model file'))}</h4>", self._model_html(run)]
+        parts += [f"<h4>{esc(tr('Hardware'))}</h4>", self._hardware_html(profile, run.machine)]
+        self.setHtml("".join(parts))
+
+    def _report_html(self, report: RunReport) -> str:
+        tr = self.tr
+        rows = [
+            (
+                esc(tr("RAM (peak RSS)")),
+                esc(fmt.size(report.predicted_ram_bytes)),
+                esc(fmt.size(report.rss_peak_bytes)),
+                esc(error_text(report.ram_error_pct)),
+            ),
+            (
+                esc(tr("VRAM (peak)")),
+                esc(fmt.size(report.predicted_vram_bytes)),
+                esc(fmt.size(report.vram_peak_bytes)),
+                esc(error_text(report.vram_error_pct)),
+            ),
+            (
+                esc(tr("generation")),
+                esc(fmt.rate(report.predicted_tokens_per_s, predicted=True)),
+                esc(fmt.rate(report.metrics.tokens_per_s)),
+                esc(error_text(report.speed_error_pct)),
+            ),
+        ]
+        header = ("", esc(tr("predicted")), esc(tr("measured")), esc(tr("error")))
+        load = (
+            tr("load %1").replace("%1", fmt.seconds(report.load_ms / 1000))
+            if report.load_ms is not None
+            else ""
+        )
+        summary = " · ".join(x for x in (answer_summary(report), load) if x)
+        return table(rows, header) + f"<p>{esc(summary)}</p>"
+
+    def _settings_html(self, settings: Mapping[str, Any]) -> str:
+        tr = self.tr
+        load = settings.get("load") or {}
+        sampling = settings.get("sampling") or {}
+        words = {
+            "n_ctx": tr("context"),
+            "n_gpu_layers": tr("GPU layers"),
+            "n_threads": tr("threads"),
+            "cache_type": tr("KV cache"),
+            "flash_attn": tr("flash attention"),
+            "template": tr("chat template"),
+            "temperature": tr("temperature"),
+            "top_p": tr("top-p"),
+            "top_k": tr("top-k"),
+            "min_p": tr("min-p"),
+            "repeat_penalty": tr("repeat penalty"),
+            "seed": tr("seed"),
+            "max_tokens": tr("max tokens"),
+            "predicted_for": tr("predicted for"),
+            "n_gpu_layers_loaded": tr("GPU layers loaded"),
+        }
+
+        def value(key: str, v: Any) -> str:
+            if key == "n_gpu_layers" and v == -1:
+                return tr("all")
+            if isinstance(v, bool):
+                return tr("on") if v else tr("off")
+            if v is None:
+                return tr("auto") if key in ("n_threads", "template") else "-"
+            if isinstance(v, list | tuple):
+                return ", ".join(repr(x) for x in v) or "-"
+            return str(v)
+
+        rows = []
+        for group in (
+            load,
+            sampling,
+            {k: v for k, v in settings.items() if k not in ("load", "sampling")},
+        ):
+            if not isinstance(group, Mapping):
+                continue
+            for key, v in group.items():
+                if isinstance(v, Mapping):
+                    continue
+                rows.append((esc(words.get(key, key)), esc(value(key, v))))
+        return table(rows) if rows else f"<p>{esc(tr('No settings stored.'))}</p>"
+
+    def _model_html(self, run: RunRecord) -> str:
+        tr = self.tr
+        model = run.model
+        if model is None:
+            return f"<p>{esc(tr('Not stored.'))}</p>"
+        rows = [
+            (esc(tr("file")), esc(model.path)),
+            (esc(tr("size")), esc(fmt.size(model.size_bytes))),
+            (esc(tr("sha256")), esc(model.sha256 or tr("not computed yet"))),
+        ]
+        return table(rows)
+
+    def _hardware_html(self, profile: Mapping[str, Any], machine: str) -> str:
+        tr = self.tr
+        if not profile:
+            return f"<p>{esc(machine or tr('Not stored.'))}</p>"
+        rows: list[tuple[str, str]] = []
+        cpu = profile.get("cpu") or {}
+        if cpu:
+            cores = (
+                tr("%1 cores, %2 threads")
+                .replace("%1", str(cpu.get("physical_cores") or "?"))
+                .replace("%2", str(cpu.get("logical_cores") or "?"))
+            )
+            rows.append((esc(tr("CPU")), esc(f"{cpu.get('brand') or '-'} · {cores}")))
+        memory = profile.get("memory") or {}
+        if memory:
+            rows.append((esc(tr("RAM")), esc(fmt.size(memory.get("total_bytes")))))
+        for gpu in profile.get("gpus") or []:
+            rows.append(
+                (
+                    esc(tr("GPU")),
+                    esc(f"{gpu.get('name') or '-'} · {fmt.size(gpu.get('memory_total_bytes'))}"),
+                )
+            )
+        if profile.get("os"):
+            rows.append((esc(tr("system")), esc(profile["os"])))
+        return table(rows)
+
+    # -- a comparison -----------------------------------------------------------------------------
+
+    def show_comparison(self, record: ComparisonRecord) -> None:
+        tr = self.tr
+        summary = record.summary
+        mode = {"fair": tr("fair"), "parallel": tr("parallel")}.get(summary.mode, summary.mode)
+        facts = [
+            when_text(summary.created_at),
+            tr("mode: %1").replace("%1", mode),
+            state_text(summary),
+            tr("%1/%2 answers")
+            .replace("%1", str(summary.n_answers))
+            .replace("%2", str(summary.n_expected)),
+        ]
+        if summary.suite:
+            facts.insert(2, tr("suite: %1").replace("%1", summary.suite))
+        if record.blind_order:
+            facts.append(tr("blind"))
+        parts = [f"<h3>{esc(summary.title)}</h3>", f"<p>{esc(' · '.join(facts))}</p>"]
+        if not summary.complete:
+            parts.append(
+                "<p>"
+                + esc(tr("Some answers are missing: Open shows it and can resume it."))
+                + "</p>"
+            )
+        parts += [f"<h4>{esc(tr('Contestants'))}</h4>", self._contestants_html(record)]
+        if record.votes:
+            parts.append(
+                "<p>" + esc(tr("%1 blind votes").replace("%1", str(len(record.votes)))) + "</p>"
+            )
+        parts += [f"<h4>{esc(tr('Prompts'))}</h4>", self._prompts_html(record)]
+        parts += [
+            f"<h4>{esc(tr('Hardware'))}</h4>",
+            self._hardware_html(record.profile, summary.machine),
+        ]
+        self.setHtml("".join(parts))
+
+    def _contestants_html(self, record: ComparisonRecord) -> str:
+        tr = self.tr
+        statuses = {
+            "pending": tr("waiting"),
+            "running": tr("running"),
+            "done": tr("done"),
+            "failed": tr("failed"),
+            "cancelled": tr("cancelled"),
+        }
+        rows = []
+        for c in record.contestants:
+            runs = [r for r in record.runs if r.contestant_index == c.index]
+            reports = [r.report for r in runs if r.report is not None]
+            rates = [r.metrics.tokens_per_s for r in reports if r.metrics.tokens_per_s]
+            ttfts = [r.metrics.ttft_ms for r in reports if r.metrics.ttft_ms is not None]
+            peaks = [r.rss_peak_bytes for r in reports if r.rss_peak_bytes]
+            checks = [r for r in runs if r.checks_total]
+            status = statuses.get(c.status, c.status)
+            if c.reason:
+                status += ": " + c.reason
+            rows.append(
+                (
+                    esc(c.name),
+                    f'<span style="color: {ERROR_COLOR};">{esc(status)}</span>'
+                    if c.status == "failed"
+                    else esc(status),
+                    esc(str(len(runs))),
+                    esc(fmt.rate(fmean(rates)) if rates else "-"),
+                    esc(fmt.seconds(fmean(ttfts) / 1000) if ttfts else "-"),
+                    esc(fmt.size(max(peaks)) if peaks else "-"),
+                    esc(
+                        f"{sum(r.checks_passed or 0 for r in checks)}/"
+                        f"{sum(r.checks_total or 0 for r in checks)}"
+                        if checks
+                        else "-"
+                    ),
+                )
+            )
+        header = (
+            esc(tr("contestant")),
+            esc(tr("status")),
+            esc(tr("answers")),
+            esc(tr("generation")),
+            esc(tr("TTFT")),
+            esc(tr("peak RAM")),
+            esc(tr("checks")),
+        )
+        return table(rows, header)
+
+    def _prompts_html(self, record: ComparisonRecord) -> str:
+        items = []
+        for q in record.prompts[:PROMPTS_SHOWN]:
+            text = " ".join(q.text.split())
+            if len(text) > PROMPT_CHARS:
+                text = text[: PROMPT_CHARS - 1] + "…"
+            items.append(f"<li>{esc(text)}</li>")
+        more = len(record.prompts) - PROMPTS_SHOWN
+        tail = (
+            "<p>" + esc(self.tr("and %1 more").replace("%1", str(more))) + "</p>"
+            if more > 0
+            else ""
+        )
+        return "<ol>" + "".join(items) + "</ol>" + tail
