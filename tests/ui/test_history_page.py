@@ -3,7 +3,8 @@ delete, and what survives a restart; and a real Playground answer stored as it e
 
 Answers and comparisons are stored through the real core :class:`History` in this test's own
 ``LLM_SCOUT_HOME`` (the autouse ``scout_home`` fixture), so the page reads what the app would.
-The e2e test runs the SmolLM2 demo model in the Playground.
+The e2e test runs the SmolLM2 demo model in the Playground. Set ``LLM_SCOUT_SCREENSHOT_DIR``
+to write ``history.png`` there (a comparison selected).
 """
 
 from __future__ import annotations
@@ -203,7 +204,12 @@ def test_the_detail_shows_prompt_answer_measurements_settings_and_machine(
     assert "Alpha" in text
     assert "Beta" in text
     assert "2/2 answers" in text
+    assert "Tokyo." in text  # each contestant's answer under its prompt
+    assert "Kyoto?" in text
     assert page.open_button.isEnabled()
+    shots = os.environ.get("LLM_SCOUT_SCREENSHOT_DIR")
+    if shots:
+        window.grab().save(str(Path(shots) / "history.png"))
 
 
 def test_an_answer_cut_off_is_marked(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:

@@ -36,10 +36,6 @@ KINDS = ("all", "run", "comparison")
 ANSWER_SOURCES = ("playground", "run")  # comparison cells are listed with their comparison
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("History", text)
-
-
 @dataclass(frozen=True)
 class HistoryItem:
     """One row: a stored answer (``run``) or a comparison (``comparison``)."""
@@ -123,10 +119,10 @@ def when_text(timestamp: float) -> str:
 
 def state_text(summary: ComparisonSummary) -> str:
     return {
-        "complete": _tr("complete"),
-        "running": _tr("interrupted"),
-        "cancelled": _tr("cancelled"),
-        "partial": _tr("partial"),
+        "complete": QCoreApplication.translate("History", "complete"),
+        "running": QCoreApplication.translate("History", "interrupted"),
+        "cancelled": QCoreApplication.translate("History", "cancelled"),
+        "partial": QCoreApplication.translate("History", "partial"),
     }.get(summary.state, summary.state)
 
 
@@ -136,9 +132,13 @@ def result_text(item: HistoryItem) -> str:
         run = item.run
         rate = run.report.metrics.tokens_per_s if run.report is not None else None
         if not run.ok:
-            return _tr("cut off") + (" · " + fmt.rate(rate) if rate else "")
+            return QCoreApplication.translate("History", "cut off") + (
+                " · " + fmt.rate(rate) if rate else ""
+            )
         if run.finish_reason == "cancelled":
-            return _tr("stopped") + (" · " + fmt.rate(rate) if rate else "")
+            return QCoreApplication.translate("History", "stopped") + (
+                " · " + fmt.rate(rate) if rate else ""
+            )
         return fmt.rate(rate)
     summary = item.comparison
     if summary is None:
@@ -146,7 +146,7 @@ def result_text(item: HistoryItem) -> str:
     return (
         state_text(summary)
         + " · "
-        + _tr("%1/%2 answers")
+        + QCoreApplication.translate("History", "%1/%2 answers")
         .replace("%1", str(summary.n_answers))
         .replace("%2", str(summary.n_expected))
     )
@@ -183,9 +183,13 @@ class HistoryModel(QAbstractTableModel):
     ) -> Any:
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole:
             return None
-        return (_tr("When"), _tr("Kind"), _tr("Prompt or title"), _tr("Model"), _tr("Result"))[
-            section
-        ]
+        return (
+            QCoreApplication.translate("History", "When"),
+            QCoreApplication.translate("History", "Kind"),
+            QCoreApplication.translate("History", "Prompt or title"),
+            QCoreApplication.translate("History", "Model"),
+            QCoreApplication.translate("History", "Result"),
+        )[section]
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         item = self.item(index.row())
@@ -198,7 +202,11 @@ class HistoryModel(QAbstractTableModel):
             if column == self.COL_WHEN:
                 return when_text(item.created_at)
             if column == self.COL_KIND:
-                return _tr("Answer") if item.kind == "run" else _tr("Comparison")
+                return (
+                    QCoreApplication.translate("History", "Answer")
+                    if item.kind == "run"
+                    else QCoreApplication.translate("History", "Comparison")
+                )
             if column == self.COL_TITLE:
                 return item.title
             if column == self.COL_MODELS:

@@ -22,10 +22,17 @@ from desktop.ui.widgets.metrics_panel import answer_summary, error_text
 
 PROMPTS_SHOWN = 30  # a long suite lists its first prompts only
 PROMPT_CHARS = 240
+ANSWER_CHARS = 400  # a comparison's answers in full are in the Compare page (Open)
 
 
 def esc(text: object) -> str:
     return html.escape(str(text))
+
+
+def shorten(text: str, limit: int) -> str:
+    """One line of at most ``limit`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def block(text: str) -> str:
@@ -62,11 +69,10 @@ class HistoryDetail(QTextBrowser):
     # -- an answer --------------------------------------------------------------------------------
 
     def show_run(self, run: RunRecord, profile: Mapping[str, Any]) -> None:
-        tr = self.tr
-        source = {"playground": tr("Playground"), "run": tr("llm-scout run")}.get(
+        source = {"playground": self.tr("Playground"), "run": self.tr("llm-scout run")}.get(
             run.source, run.source
         )
-        label = run.model.label if run.model is not None else tr("an unknown model")
+        label = run.model.label if run.model is not None else self.tr("an unknown model")
         parts = [
             f"<h3>{esc(label)}</h3>",
             "<p>"
@@ -76,48 +82,50 @@ class HistoryDetail(QTextBrowser):
         if run.error:
             parts.append(
                 f'<p style="color: {ERROR_COLOR};">'
-                + esc(tr("Cut off: %1").replace("%1", run.error))
+                + esc(self.tr("Cut off: %1").replace("%1", run.error))
                 + "</p>"
             )
         if run.system:
-            parts += [f"<h4>{esc(tr('System prompt'))}</h4>", block(run.system)]
-        parts += [f"<h4>{esc(tr('Prompt'))}</h4>", block(run.prompt)]
-        parts += [f"<h4>{esc(tr('Answer'))}</h4>", block(run.output or tr("(nothing came)"))]
+            parts += [f"<h4>{esc(self.tr('System prompt'))}</h4>", block(run.system)]
+        parts += [f"<h4>{esc(self.tr('Prompt'))}</h4>", block(run.prompt)]
+        parts += [
+            f"<h4>{esc(self.tr('Answer'))}</h4>",
+            block(run.output or self.tr("(nothing came)")),
+        ]
         if run.report is not None:
             parts += [
-                f"<h4>{esc(tr('Predicted vs measured'))}</h4>",
+                f"<h4>{esc(self.tr('Predicted vs measured'))}</h4>",
                 self._report_html(run.report),
             ]
-        parts += [f"<h4>{esc(tr('Settings'))}</h4>", self._settings_html(run.settings)]
-        parts += [f"<h4>{esc(tr('Model file'))}</h4>", self._model_html(run)]
-        parts += [f"<h4>{esc(tr('Hardware'))}</h4>", self._hardware_html(profile, run.machine)]
+        parts += [f"<h4>{esc(self.tr('Settings'))}</h4>", self._settings_html(run.settings)]
+        parts += [f"<h4>{esc(self.tr('Model file'))}</h4>", self._model_html(run)]
+        parts += [f"<h4>{esc(self.tr('Hardware'))}</h4>", self._hardware_html(profile, run.machine)]
         self.setHtml("".join(parts))
 
     def _report_html(self, report: RunReport) -> str:
-        tr = self.tr
         rows = [
             (
-                esc(tr("RAM (peak RSS)")),
+                esc(self.tr("RAM (peak RSS)")),
                 esc(fmt.size(report.predicted_ram_bytes)),
                 esc(fmt.size(report.rss_peak_bytes)),
                 esc(error_text(report.ram_error_pct)),
             ),
             (
-                esc(tr("VRAM (peak)")),
+                esc(self.tr("VRAM (peak)")),
                 esc(fmt.size(report.predicted_vram_bytes)),
                 esc(fmt.size(report.vram_peak_bytes)),
                 esc(error_text(report.vram_error_pct)),
             ),
             (
-                esc(tr("generation")),
+                esc(self.tr("generation")),
                 esc(fmt.rate(report.predicted_tokens_per_s, predicted=True)),
                 esc(fmt.rate(report.metrics.tokens_per_s)),
                 esc(error_text(report.speed_error_pct)),
             ),
         ]
-        header = ("", esc(tr("predicted")), esc(tr("measured")), esc(tr("error")))
+        header = ("", esc(self.tr("predicted")), esc(self.tr("measured")), esc(self.tr("error")))
         load = (
-            tr("load %1").replace("%1", fmt.seconds(report.load_ms / 1000))
+            self.tr("load %1").replace("%1", fmt.seconds(report.load_ms / 1000))
             if report.load_ms is not None
             else ""
         )
@@ -125,34 +133,33 @@ class HistoryDetail(QTextBrowser):
         return table(rows, header) + f"<p>{esc(summary)}</p>"
 
     def _settings_html(self, settings: Mapping[str, Any]) -> str:
-        tr = self.tr
         load = settings.get("load") or {}
         sampling = settings.get("sampling") or {}
         words = {
-            "n_ctx": tr("context"),
-            "n_gpu_layers": tr("GPU layers"),
-            "n_threads": tr("threads"),
-            "cache_type": tr("KV cache"),
-            "flash_attn": tr("flash attention"),
-            "template": tr("chat template"),
-            "temperature": tr("temperature"),
-            "top_p": tr("top-p"),
-            "top_k": tr("top-k"),
-            "min_p": tr("min-p"),
-            "repeat_penalty": tr("repeat penalty"),
-            "seed": tr("seed"),
-            "max_tokens": tr("max tokens"),
-            "predicted_for": tr("predicted for"),
-            "n_gpu_layers_loaded": tr("GPU layers loaded"),
+            "n_ctx": self.tr("context"),
+            "n_gpu_layers": self.tr("GPU layers"),
+            "n_threads": self.tr("threads"),
+            "cache_type": self.tr("KV cache"),
+            "flash_attn": self.tr("flash attention"),
+            "template": self.tr("chat template"),
+            "temperature": self.tr("temperature"),
+            "top_p": self.tr("top-p"),
+            "top_k": self.tr("top-k"),
+            "min_p": self.tr("min-p"),
+            "repeat_penalty": self.tr("repeat penalty"),
+            "seed": self.tr("seed"),
+            "max_tokens": self.tr("max tokens"),
+            "predicted_for": self.tr("predicted for"),
+            "n_gpu_layers_loaded": self.tr("GPU layers loaded"),
         }
 
         def value(key: str, v: Any) -> str:
             if key == "n_gpu_layers" and v == -1:
-                return tr("all")
+                return self.tr("all")
             if isinstance(v, bool):
-                return tr("on") if v else tr("off")
+                return self.tr("on") if v else self.tr("off")
             if v is None:
-                return tr("auto") if key in ("n_threads", "template") else "-"
+                return self.tr("auto") if key in ("n_threads", "template") else "-"
             if isinstance(v, list | tuple):
                 return ", ".join(repr(x) for x in v) or "-"
             return str(v)
@@ -169,92 +176,94 @@ class HistoryDetail(QTextBrowser):
                 if isinstance(v, Mapping):
                     continue
                 rows.append((esc(words.get(key, key)), esc(value(key, v))))
-        return table(rows) if rows else f"<p>{esc(tr('No settings stored.'))}</p>"
+        return table(rows) if rows else f"<p>{esc(self.tr('No settings stored.'))}</p>"
 
     def _model_html(self, run: RunRecord) -> str:
-        tr = self.tr
         model = run.model
         if model is None:
-            return f"<p>{esc(tr('Not stored.'))}</p>"
+            return f"<p>{esc(self.tr('Not stored.'))}</p>"
         rows = [
-            (esc(tr("file")), esc(model.path)),
-            (esc(tr("size")), esc(fmt.size(model.size_bytes))),
-            (esc(tr("sha256")), esc(model.sha256 or tr("not computed yet"))),
+            (esc(self.tr("file")), esc(model.path)),
+            (esc(self.tr("size")), esc(fmt.size(model.size_bytes))),
+            (esc(self.tr("sha256")), esc(model.sha256 or self.tr("not computed yet"))),
         ]
         return table(rows)
 
     def _hardware_html(self, profile: Mapping[str, Any], machine: str) -> str:
-        tr = self.tr
         if not profile:
-            return f"<p>{esc(machine or tr('Not stored.'))}</p>"
+            return f"<p>{esc(machine or self.tr('Not stored.'))}</p>"
         rows: list[tuple[str, str]] = []
         cpu = profile.get("cpu") or {}
         if cpu:
             cores = (
-                tr("%1 cores, %2 threads")
+                self.tr("%1 cores, %2 threads")
                 .replace("%1", str(cpu.get("physical_cores") or "?"))
                 .replace("%2", str(cpu.get("logical_cores") or "?"))
             )
-            rows.append((esc(tr("CPU")), esc(f"{cpu.get('brand') or '-'} · {cores}")))
+            rows.append((esc(self.tr("CPU")), esc(f"{cpu.get('brand') or '-'} · {cores}")))
         memory = profile.get("memory") or {}
         if memory:
-            rows.append((esc(tr("RAM")), esc(fmt.size(memory.get("total_bytes")))))
+            rows.append((esc(self.tr("RAM")), esc(fmt.size(memory.get("total_bytes")))))
         for gpu in profile.get("gpus") or []:
             rows.append(
                 (
-                    esc(tr("GPU")),
+                    esc(self.tr("GPU")),
                     esc(f"{gpu.get('name') or '-'} · {fmt.size(gpu.get('memory_total_bytes'))}"),
                 )
             )
         if profile.get("os"):
-            rows.append((esc(tr("system")), esc(profile["os"])))
+            rows.append((esc(self.tr("system")), esc(profile["os"])))
         return table(rows)
 
     # -- a comparison -----------------------------------------------------------------------------
 
     def show_comparison(self, record: ComparisonRecord) -> None:
-        tr = self.tr
         summary = record.summary
-        mode = {"fair": tr("fair"), "parallel": tr("parallel")}.get(summary.mode, summary.mode)
+        mode = {"fair": self.tr("fair"), "parallel": self.tr("parallel")}.get(
+            summary.mode, summary.mode
+        )
         facts = [
             when_text(summary.created_at),
-            tr("mode: %1").replace("%1", mode),
+            self.tr("mode: %1").replace("%1", mode),
             state_text(summary),
-            tr("%1/%2 answers")
+            self.tr("%1/%2 answers")
             .replace("%1", str(summary.n_answers))
             .replace("%2", str(summary.n_expected)),
         ]
         if summary.suite:
-            facts.insert(2, tr("suite: %1").replace("%1", summary.suite))
+            facts.insert(2, self.tr("suite: %1").replace("%1", summary.suite))
         if record.blind_order:
-            facts.append(tr("blind"))
+            facts.append(self.tr("blind"))
+        if summary.machine:
+            facts.append(summary.machine)
         parts = [f"<h3>{esc(summary.title)}</h3>", f"<p>{esc(' · '.join(facts))}</p>"]
         if not summary.complete:
             parts.append(
                 "<p>"
-                + esc(tr("Some answers are missing: Open shows it and can resume it."))
+                + esc(self.tr("Some answers are missing: Open shows it and can resume it."))
                 + "</p>"
             )
-        parts += [f"<h4>{esc(tr('Contestants'))}</h4>", self._contestants_html(record)]
+        parts += [f"<h4>{esc(self.tr('Contestants'))}</h4>", self._contestants_html(record)]
         if record.votes:
             parts.append(
-                "<p>" + esc(tr("%1 blind votes").replace("%1", str(len(record.votes)))) + "</p>"
+                "<p>"
+                + esc(self.tr("%1 blind votes").replace("%1", str(len(record.votes))))
+                + "</p>"
             )
-        parts += [f"<h4>{esc(tr('Prompts'))}</h4>", self._prompts_html(record)]
+        parts += [f"<h4>{esc(self.tr('Prompts'))}</h4>", self._prompts_html(record)]
         parts += [
-            f"<h4>{esc(tr('Hardware'))}</h4>",
+            f"<h4>{esc(self.tr('Hardware'))}</h4>",
             self._hardware_html(record.profile, summary.machine),
         ]
         self.setHtml("".join(parts))
 
     def _contestants_html(self, record: ComparisonRecord) -> str:
-        tr = self.tr
         statuses = {
-            "pending": tr("waiting"),
-            "running": tr("running"),
-            "done": tr("done"),
-            "failed": tr("failed"),
-            "cancelled": tr("cancelled"),
+            "pending": self.tr("waiting"),
+            "running": self.tr("running"),
+            "done": self.tr("done"),
+            "failed": self.tr("failed"),
+            "cancelled": self.tr("cancelled"),
         }
         rows = []
         for c in record.contestants:
@@ -286,23 +295,30 @@ class HistoryDetail(QTextBrowser):
                 )
             )
         header = (
-            esc(tr("contestant")),
-            esc(tr("status")),
-            esc(tr("answers")),
-            esc(tr("generation")),
-            esc(tr("TTFT")),
-            esc(tr("peak RAM")),
-            esc(tr("checks")),
+            esc(self.tr("contestant")),
+            esc(self.tr("status")),
+            esc(self.tr("answers")),
+            esc(self.tr("generation")),
+            esc(self.tr("TTFT")),
+            esc(self.tr("peak RAM")),
+            esc(self.tr("checks")),
         )
         return table(rows, header)
 
     def _prompts_html(self, record: ComparisonRecord) -> str:
         items = []
         for q in record.prompts[:PROMPTS_SHOWN]:
-            text = " ".join(q.text.split())
-            if len(text) > PROMPT_CHARS:
-                text = text[: PROMPT_CHARS - 1] + "…"
-            items.append(f"<li>{esc(text)}</li>")
+            rows = []
+            for c in record.contestants:
+                run = record.run_for(c.index, q.index)
+                if run is None:
+                    answer = esc(self.tr("(no answer yet)"))
+                elif not run.ok:
+                    answer = f'<span style="color: {ERROR_COLOR};">{esc(run.error)}</span>'
+                else:
+                    answer = esc(shorten(run.output, ANSWER_CHARS))
+                rows.append((esc(c.name), answer))
+            items.append(f"<li>{esc(shorten(q.text, PROMPT_CHARS))}{table(rows)}</li>")
         more = len(record.prompts) - PROMPTS_SHOWN
         tail = (
             "<p>" + esc(self.tr("and %1 more").replace("%1", str(more))) + "</p>"
