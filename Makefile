@@ -49,6 +49,15 @@ bench: $(STAMP)
 	$(PY) benchmarks/download_throughput.py
 	$(PY) benchmarks/library_scan.py
 
+# `make screenshots`: the real window at 1280x800 (offscreen) to docs/screenshots/, every page in
+# English and the Models page in Chinese, the Playground and Compare after real demo-model answers
+# (scripts/screenshots.py). The Chinese needs a CJK font: fonts-noto-cjk is installed if none is.
+screenshots: $(STAMP) $(QM)
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { s=""; [ "$$(id -u)" -eq 0 ] || s=sudo; \
+		$$s apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		$$s apt-get install -y -qq --no-install-recommends fonts-noto-cjk; }
+	QT_QPA_PLATFORM=offscreen $(PY) scripts/screenshots.py
+
 # `make package`: the one-folder bundle (PyInstaller), the .deb and the portable AppDir tarball,
 # in dist/ (packaging/README.md). The package extra adds PyInstaller to the venv.
 PACKAGE_STAMP := $(VENV)/.installed-package

@@ -2,305 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name></name>
-    <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+66"/>
-        <source>Playground</source>
-        <translation>演练场</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>llm-scout run</source>
-        <translation>llm-scout run</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>an unknown model</source>
-        <translation>未知模型</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>Cut off: %1</source>
-        <translation>被截断：%1</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>(nothing came)</source>
-        <translation>（没有输出）</translation>
-    </message>
-    <message>
-        <location line="+15"/>
-        <source>RAM (peak RSS)</source>
-        <translation>内存（峰值 RSS）</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>VRAM (peak)</source>
-        <translation>显存（峰值）</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <location line="+180"/>
-        <source>generation</source>
-        <translation>生成</translation>
-    </message>
-    <message>
-        <location line="-174"/>
-        <source>predicted</source>
-        <translation>预测</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>measured</source>
-        <translation>实测</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>error</source>
-        <translation>误差</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>load %1</source>
-        <translation>加载 %1</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>context</source>
-        <translation>上下文</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>GPU layers</source>
-        <translation>GPU 层数</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>threads</source>
-        <translation>线程</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>KV cache</source>
-        <translation>KV 缓存</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>flash attention</source>
-        <translation>Flash Attention</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>chat template</source>
-        <translation>聊天模板</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>temperature</source>
-        <translation>温度</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>top-p</source>
-        <translation>top-p</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>top-k</source>
-        <translation>top-k</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>min-p</source>
-        <translation>min-p</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>repeat penalty</source>
-        <translation>重复惩罚</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>seed</source>
-        <translation>随机种子</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>max tokens</source>
-        <translation>最大 token 数</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>predicted for</source>
-        <translation>预测基于</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>GPU layers loaded</source>
-        <translation>已加载到 GPU 的层数</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>all</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>on</source>
-        <translation>开</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>off</source>
-        <translation>关</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>auto</source>
-        <translation>自动</translation>
-    </message>
-    <message>
-        <location line="+25"/>
-        <source>file</source>
-        <translation>文件</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>size</source>
-        <translation>大小</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>sha256</source>
-        <translation>sha256</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>not computed yet</source>
-        <translation>尚未计算</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>%1 cores, %2 threads</source>
-        <translation>%1 核心，%2 线程</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>CPU</source>
-        <translation>CPU</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>RAM</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>system</source>
-        <translation>系统</translation>
-    </message>
-    <message>
-        <location line="+8"/>
-        <source>fair</source>
-        <translation>公平</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>parallel</source>
-        <translation>并行</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>mode: %1</source>
-        <translation>模式：%1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>%1/%2 answers</source>
-        <translation>%1/%2 个回答</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>suite: %1</source>
-        <translation>提示词集：%1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>blind</source>
-        <translation>盲测</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Some answers are missing: Open shows it and can resume it.</source>
-        <translation>部分回答缺失：点“打开”可以查看并继续运行。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>%1 blind votes</source>
-        <translation>%1 次盲测投票</translation>
-    </message>
-    <message>
-        <location line="+12"/>
-        <source>waiting</source>
-        <translation>等待中</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>running</source>
-        <translation>运行中</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>done</source>
-        <translation>完成</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>cancelled</source>
-        <translation>已取消</translation>
-    </message>
-    <message>
-        <location line="+32"/>
-        <source>contestant</source>
-        <translation>参赛模型</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>status</source>
-        <translation>状态</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>answers</source>
-        <translation>回答</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>TTFT</source>
-        <translation>首 token</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>peak RAM</source>
-        <translation>内存峰值</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>checks</source>
-        <translation>检查</translation>
-    </message>
-</context>
-<context>
     <name>CatalogFilterBar</name>
     <message>
         <location filename="../../desktop/ui/widgets/catalog_filter_bar.py" line="+71"/>
@@ -779,7 +480,7 @@
 <context>
     <name>CompareBoard</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_board.py" line="+71"/>
+        <location filename="../../desktop/ui/widgets/compare_board.py" line="+72"/>
         <source>Add two to six models with “Add model” — models on this machine, or the same model twice with different settings — type a prompt or pick a suite, and Run.</source>
         <translation>用“添加模型”加入二到六个模型（本机上的模型，或同一个模型配两套不同设置），输入提示词或选择一个提示词集，然后点“运行”。</translation>
     </message>
@@ -809,12 +510,12 @@
         <translation>平局</translation>
     </message>
     <message>
-        <location line="+42"/>
+        <location line="+43"/>
         <source>ready · not run yet</source>
         <translation>就绪 · 尚未运行</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+32"/>
         <location line="+27"/>
         <source>Answer %1</source>
         <translation>回答 %1</translation>
@@ -950,7 +651,7 @@
         <translation>还没有回答。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+52"/>
         <source>Both bad</source>
         <translation>都不好</translation>
     </message>
@@ -1059,7 +760,7 @@
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location line="+92"/>
+        <location line="+95"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>
@@ -2570,14 +2271,389 @@
     </message>
 </context>
 <context>
+    <name>History</name>
+    <message>
+        <location filename="../../desktop/ui/models/history_model.py" line="+122"/>
+        <source>complete</source>
+        <extracomment>The :class:`HistoryItem` of a row (any column).</extracomment>
+        <translation>完整</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>partial</source>
+        <translation>部分完成</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>cut off</source>
+        <translation>被截断</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>%1/%2 answers</source>
+        <translation>%1/%2 个回答</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prompt or title</source>
+        <translation>提示词或标题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Comparison</source>
+        <translation>对比</translation>
+    </message>
+</context>
+<context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="-241"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+61"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location line="+254"/>
+        <location line="+11"/>
+        <source>Playground</source>
+        <translation>演练场</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>llm-scout run</source>
+        <translation>llm-scout run</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>an unknown model</source>
+        <translation>未知模型</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Cut off: %1</source>
+        <translation>被截断：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>(nothing came)</source>
+        <translation>（没有输出）</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>RAM (peak RSS)</source>
+        <translation>内存（峰值 RSS）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>VRAM (peak)</source>
+        <translation>显存（峰值）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+181"/>
+        <source>generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <location line="-175"/>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>error</source>
+        <translation>误差</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>load %1</source>
+        <translation>加载 %1</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU layers</source>
+        <translation>GPU 层数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>threads</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>flash attention</source>
+        <translation>Flash Attention</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chat template</source>
+        <translation>聊天模板</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>top-p</source>
+        <translation>top-p</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>top-k</source>
+        <translation>top-k</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>min-p</source>
+        <translation>min-p</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>repeat penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>seed</source>
+        <translation>随机种子</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>max tokens</source>
+        <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>predicted for</source>
+        <translation>预测基于</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU layers loaded</source>
+        <translation>已加载到 GPU 的层数</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>sha256</source>
+        <translation>sha256</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>not computed yet</source>
+        <translation>尚未计算</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 cores, %2 threads</source>
+        <translation>%1 核心，%2 线程</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>system</source>
+        <translation>系统</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>fair</source>
+        <translation>公平</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>parallel</source>
+        <translation>并行</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>mode: %1</source>
+        <translation>模式：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1/%2 answers</source>
+        <translation>%1/%2 个回答</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>suite: %1</source>
+        <translation>提示词集：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>blind</source>
+        <translation>盲测</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Some answers are missing: Open shows it and can resume it.</source>
+        <translation>部分回答缺失：点“打开”可以查看并继续运行。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1 blind votes</source>
+        <translation>%1 次盲测投票</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>contestant</source>
+        <translation>参赛模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>answers</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>TTFT</source>
+        <translation>首 token</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>peak RAM</source>
+        <translation>内存峰值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>checks</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>(no answer yet)</source>
+        <translation>（还没有回答）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>and %1 more</source>
         <translation>还有 %1 条</translation>
     </message>
@@ -3749,7 +3825,7 @@
     <message>
         <location line="+4"/>
         <source>needs %1 of %2</source>
-        <translation>需要 %1 / 共 %2</translation>
+        <translation>需要 %1（%2）</translation>
     </message>
     <message>
         <location line="+3"/>
