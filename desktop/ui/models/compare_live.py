@@ -45,7 +45,7 @@ from desktop.core.engine import GenerationMeter
 
 LIVE_WINDOW_S = 1.0  # live tokens/s: the tokens of the last second (the engine's definition)
 SPARK_POINTS = 240  # the sparkline keeps this many points per column
-SPARK_INTERVAL_S = 0.1  # and takes at most ten a second
+SPARK_INTERVAL_S = 0.25  # and takes at most four a second (each one redraws a plot)
 
 #: Column statuses: not run yet, waiting for its turn, its model loading, answering, and the
 #: contestant's outcomes.

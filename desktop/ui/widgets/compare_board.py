@@ -61,6 +61,7 @@ class CompareBoard(QWidget):
         self._entries: list[ContestantEntry] = []
         self._names: list[str] = []
         self._settings: list[str] = []
+        self._shown_votes: tuple[object, ...] | None = None
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(4)
@@ -152,6 +153,7 @@ class CompareBoard(QWidget):
     def show_entries(self, entries: Sequence[ContestantEntry], *, editable: bool) -> None:
         """The setup: one column per model, not run yet."""
         self.live = None
+        self._shown_votes = None
         self._entries = list(entries)
         self.prompt_bar.setVisible(False)
         self.stack.setCurrentWidget(self.scroll_area if entries else self.empty)
@@ -179,6 +181,7 @@ class CompareBoard(QWidget):
         ``settings``: each contestant's settings line, shown when names are."""
         self.live = live
         self.revealed = revealed
+        self._shown_votes = None
         self._settings = list(settings)
         self.stack.setCurrentWidget(self.scroll_area)
         order = live.column_order()
@@ -385,7 +388,29 @@ class CompareBoard(QWidget):
         busy = any(c.prompt == q and c.active for c in live.columns)
         return len(answered) >= 2 and not busy
 
-    def _render_votes(self) -> None:
+    def _votes_key(self) -> tuple[object, ...]:
+        """What the vote bar and buttons show depends on only this (redraw skips the rest)."""
+        live = self.live
+        if live is None or not self.voting():
+            return (None, len(self.columns))
+        q = self.prompt
+        vote = live.vote_for(q)
+        return (
+            q,
+            self.can_vote(q),
+            (vote.outcome, vote.winner, vote.at) if vote is not None else None,
+            len(live.votes),
+            tuple(
+                (column.contestant, q in live.columns[column.contestant].answers)
+                for column in self.columns
+            ),
+        )
+
+    def _render_votes(self, *, force: bool = False) -> None:
+        key = self._votes_key()
+        if not force and key == self._shown_votes:
+            return  # unchanged: setting texts, fonts and visibility every tick costs
+        self._shown_votes = key
         live = self.live
         voting = self.voting()
         for widget in (self.vote_label, self.tie_button, self.bad_button):
@@ -426,4 +451,4 @@ class CompareBoard(QWidget):
     def _vote(self, outcome: str, winner: int | None = None) -> None:
         if self.can_vote(self.prompt):
             self.vote_requested.emit(self.prompt, outcome, winner)
-        self._render_votes()
+        self._render_votes(force=True)
