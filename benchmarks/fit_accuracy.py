@@ -20,7 +20,11 @@ context length, generates a few tokens and reports VmHWM; the estimator predicts
 The vocab files come from the llama-cpp-python sdist (``pip download``, once, into the cache).
 
     .venv/bin/python benchmarks/fit_accuracy.py [--quick] [--ctx 512 2048 ...] [--no-heldout]
-        [--no-sizes] [--no-speed] [--fit] [--json FILE]
+        [--no-sizes] [--no-speed] [--fit] [--json FILE] [--dry-run]
+
+``--dry-run`` prints only the estimate beside llama.cpp's own projection (a ``no_alloc`` load
+per model and context, ``desktop.core.engine.dry_run``): weights, repacked copies, KV cache and
+compute buffers, with the gap.
 """
 
 from __future__ import annotations
@@ -354,6 +358,11 @@ def main(argv: list[str] | None = None) -> int:
         help="fit the constants on the calibration cells of a --json file and stop",
     )
     parser.add_argument("--json", type=Path, help="also write every cell to this file")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print only the table of the estimate vs llama.cpp's no_alloc projection",
+    )
     parser.add_argument("--speed-runs", type=int, default=3, help="runs per model for speed")
     parser.add_argument(
         "--gpu-only", action="store_true", help="print the GPU ground-truth table and stop"
@@ -391,6 +400,9 @@ def main(argv: list[str] | None = None) -> int:
         for built in HELD_OUT + REAL_TOKENIZERS:
             label = f"random {built.key}"
             models.append((label, "held-out", model_path(built), built.note, contexts))
+    if args.dry_run:
+        dry_run_table(models, profile)
+        return 0
 
     rows: list[list[object]] = []
     cells: list[dict[str, Any]] = []
@@ -793,6 +805,66 @@ def _ratio(measured: float | None, roof: float | None) -> str:
     if not measured or not roof:
         return "-"
     return f"{measured / roof:.2f}"
+
+
+def dry_run_table(models: list[Entry], profile: HardwareProfile) -> None:
+    """Every model and context: the estimate's terms beside llama.cpp's no_alloc projection."""
+    from desktop.core.engine import dry_run
+    from desktop.core.fit import compare_terms
+
+    rows: list[list[object]] = []
+    worst: dict[str, float] = {}
+    for label, _group, path, _note, ctxs in models:
+        target = FitTarget.from_gguf(read_gguf(path))
+        sys.stderr.write(f"dry run: {label}\n")
+        for n_ctx in ctxs:
+            result = estimate(target, profile, n_ctx=n_ctx, n_gpu_layers=0)
+            projection = dry_run(path, n_ctx=n_ctx, n_gpu_layers=0, flash_attn=result.flash_attn)
+            terms = compare_terms(
+                result,
+                target,
+                profile,
+                model_bytes=projection.model_bytes,
+                repack_bytes=projection.repack_bytes,
+                kv_bytes=projection.kv_bytes,
+                compute_bytes=projection.compute_bytes,
+            )
+            row: list[object] = [label, n_ctx]
+            for term in terms:
+                pct = term.gap_pct
+                if pct is not None:
+                    worst[term.term] = max(worst.get(term.term, 0.0), abs(pct))
+                row += [
+                    f"{term.ours / MIB:.2f}",
+                    "-" if term.llama_cpp is None else f"{term.llama_cpp / MIB:.2f}",
+                    "-" if pct is None else f"{pct:+.2f}%",
+                ]
+            rows.append(row)
+    sys.stdout.write(
+        "\n### Estimate vs llama.cpp's own projection (no_alloc dry run, CPU, MiB; gap = "
+        "(estimate - llama.cpp) / llama.cpp)\n\n"
+    )
+    print_markdown_table(
+        [
+            "model",
+            "n_ctx",
+            "weights",
+            "llama.cpp",
+            "gap",
+            "repacked",
+            "llama.cpp",
+            "gap",
+            "KV cache",
+            "llama.cpp",
+            "gap",
+            "compute",
+            "llama.cpp",
+            "gap",
+        ],
+        rows,
+    )
+    summary = ", ".join(f"{term} {value:.2f}%" for term, value in worst.items())
+    sys.stdout.write(f"\nLargest absolute gap per term: {summary or '-'}.\n")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop.commands.common import add_json_argument, add_profile_argument, workspace
 from desktop.commands.engine_options import add_attention_options, flash_attn_from
+from desktop.commands.fit_dryrun import add_dry_run_argument, cross_check, print_cross_check
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.errors import UsageError
 from desktop.core.fit import FitResult, default_context, estimate
@@ -54,6 +55,7 @@ def register(subparsers: Any) -> None:
         help="context a run will use, for the predicted peak RAM (default: a short chat turn)",
     )
     add_profile_argument(fit)
+    add_dry_run_argument(fit)
     add_json_argument(fit)
     fit.set_defaults(handler=run_fit)
 
@@ -73,7 +75,8 @@ def run_fit(args: argparse.Namespace) -> int:
             "quantized V cache without it); use --flash-attn auto or on."
         )
     ws = workspace()
-    target = ws.resolver.resolve(args.target).fit_target()
+    resolved = ws.resolver.resolve(args.target)
+    target = resolved.fit_target()
     profile, profile_name = ws.profile(args.profile)
     n_ctx = args.ctx or default_context(target.arch, ws.settings.default_ctx)
     result = estimate(
@@ -87,12 +90,19 @@ def run_fit(args: argparse.Namespace) -> int:
         flash_attn=flash_attn_from(args),
         n_threads=args.threads,
     )
+    check = cross_check(args, resolved, target, profile, result) if args.dry_run else None
+    if check is not None:
+        result = check.result
     if args.json:
         document = result.to_dict()
         document["profile"] = profile_name
+        if check is not None:
+            document["llama_cpp"] = check.to_dict()
         emit_json(document)
         return 0
     _print_human(result, profile_name)
+    if check is not None:
+        print_cross_check(check)
     return 0
 
 

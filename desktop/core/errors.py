@@ -95,6 +95,7 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         # engine (the app's side)
         "engine": "Engine problem",
         "engine.template": "Chat template problem",
+        "engine.dry_run": "llama.cpp's dry run gave no projection",
         # engine (the worker's error events, as WorkerError reports them)
         "engine.not_found": "The model file does not exist",
         "engine.not_a_file": "Not a model file",

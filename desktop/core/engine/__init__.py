@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
     from desktop.core.engine.chat import Answer, Conversation, Turn
     from desktop.core.engine.client import EngineClient, worker_command
+    from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
     from desktop.core.engine.memory import ProcessMemory
     from desktop.core.engine.metrics import (
         GenerationMeter,
@@ -53,6 +54,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "run_bench": ("bench", "run_bench"),
     "EngineClient": ("client", "EngineClient"),
     "worker_command": ("client", "worker_command"),
+    "BufferProjection": ("dryrun", "BufferProjection"),
+    "DryRun": ("dryrun", "DryRun"),
+    "DryRunError": ("dryrun", "DryRunError"),
+    "dry_run": ("dryrun", "dry_run"),
     "ProcessMemory": ("memory", "ProcessMemory"),
     "GenerationMeter": ("metrics", "GenerationMeter"),
     "GenerationMetrics": ("metrics", "GenerationMetrics"),
@@ -78,7 +83,10 @@ __all__ = [
     "BenchResult",
     "BenchRun",
     "BenchSettings",
+    "BufferProjection",
     "Conversation",
+    "DryRun",
+    "DryRunError",
     "EngineClient",
     "EngineInfo",
     "GenerationMeter",
@@ -93,6 +101,7 @@ __all__ = [
     "Turn",
     "WorkerError",
     "auto_flash_attn",
+    "dry_run",
     "engine_info",
     "error_pct",
     "family_template_name",

@@ -497,12 +497,22 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="BYTES",
         help="limit the worker's address space to its size at start plus BYTES (POSIX)",
     )
+    parser.add_argument(
+        "--dry-run",
+        default=None,
+        metavar="SPEC",
+        help="one no_alloc load (JSON settings): print llama.cpp's projected buffers and exit",
+    )
     return parser.parse_args(list(argv) if argv is not None else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     protocol_fd = claim_stdout()
+    if args.dry_run is not None:
+        from desktop.core.engine.dryrun import child_main
+
+        return child_main(args.dry_run, protocol_fd)
     with contextlib.suppress(ValueError, AttributeError):
         import signal
 

@@ -9,6 +9,7 @@ generation speed (a memory-bandwidth roofline with calibrated efficiency) and th
 gguf (architecture and quant facts), catalog (variants) and hardware (profiles) only.
 """
 
+from desktop.core.fit.crosscheck import TermGap, compare_terms, with_llama_buffers
 from desktop.core.fit.estimator import default_context, estimate
 from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow
 from desktop.core.fit.types import (
@@ -34,8 +35,11 @@ __all__ = [
     "FitTarget",
     "MemoryBreakdown",
     "TargetFormat",
+    "TermGap",
     "Verdict",
+    "compare_terms",
     "default_context",
     "estimate",
     "past_trained_context",
+    "with_llama_buffers",
 ]
