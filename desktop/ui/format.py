@@ -38,7 +38,11 @@ def rate(tokens_per_s: float | None, predicted: bool = False) -> str:
     if tokens_per_s is None:
         return "-"
     if predicted:
-        return "≈" + number(tokens_per_s, 0) + " " + QCoreApplication.translate("Format", "t/s")
+        # Whole tokens, but a slow prediction keeps one decimal: ≈0.4 t/s, not ≈0 t/s.
+        decimals = 1 if tokens_per_s < 0.95 else 0
+        return (
+            "≈" + number(tokens_per_s, decimals) + " " + QCoreApplication.translate("Format", "t/s")
+        )
     return number(tokens_per_s, 1) + " " + QCoreApplication.translate("Format", "t/s")
 
 

@@ -28,7 +28,7 @@ from desktop.ui.main_window import MainWindow
 from desktop.ui.pages.playground import PlaygroundPage
 from desktop.ui.widgets.live_plots import RingBuffer
 from desktop.ui.widgets.load_panel import flash_attn_for
-from desktop.ui.widgets.transcript import TranscriptView
+from desktop.ui.widgets.transcript import TranscriptView, hard_breaks
 
 LOAD_MS = 60_000
 ANSWER_MS = 180_000  # generous: a shared CI machine can be slow
@@ -114,6 +114,16 @@ def test_flash_attention_auto_follows_the_cache_type() -> None:
     assert flash_attn_for("auto", "q8_0")
     assert flash_attn_for("on", "f16")
     assert not flash_attn_for("off", "q4_0")
+
+
+def test_an_answer_keeps_its_line_breaks_and_its_code(qtbot: QtBot) -> None:
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.begin_answer("Model")
+    view.append_answer("# The sea\nWaves roll in,\nwaves roll out.\n\n```\na = 1\n```")
+    view.end_answer()
+    assert "Waves roll in,\nwaves roll out." in view.toPlainText()  # not one joined line
+    assert hard_breaks("```\ncode\nmore\n```") == "```\ncode\nmore\n```"
 
 
 def test_markdown_answers_render_code_in_a_fixed_pitch_font_and_no_html(qtbot: QtBot) -> None:

@@ -33,6 +33,22 @@ MODEL_COLOR = "#2e9d57"
 MARKDOWN_INTERVAL_S = 0.3  # the streamed answer's Markdown is rendered again at most this often
 
 
+def hard_breaks(markdown: str) -> str:
+    """Every line break of an answer kept, as chat models mean them (a poem, an address):
+    Markdown would join the lines of a paragraph. Fenced code is left as it is."""
+    lines = markdown.split("\n")
+    fence = ""
+    for i, line in enumerate(lines[:-1]):
+        stripped = line.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = "" if fence == marker else (fence or marker)
+            continue
+        if not fence and stripped and lines[i + 1].strip() and not line.endswith("  "):
+            lines[i] = line + "  "
+    return "\n".join(lines)
+
+
 class TranscriptView(QTextBrowser):
     """The chat transcript. Add turns in order; stream an answer between
     :meth:`begin_answer` and :meth:`end_answer`."""
@@ -168,7 +184,7 @@ class TranscriptView(QTextBrowser):
         cursor.removeSelectedText()
         cursor.setBlockFormat(QTextBlockFormat())
         cursor.setCharFormat(QTextCharFormat())
-        cursor.insertMarkdown(markdown, MARKDOWN | NO_HTML)
+        cursor.insertMarkdown(hard_breaks(markdown), MARKDOWN | NO_HTML)
         cursor.endEditBlock()
         self.renders += 1
         self._follow(at_bottom)
