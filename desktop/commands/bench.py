@@ -21,6 +21,7 @@ from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.engine_options import add_model_options, load_settings_from, warn_if_cpu_only
 from desktop.commands.output import emit_json, format_table, human_bytes, human_params
 from desktop.core.engine import BenchSettings, run_bench
+from desktop.core.fit import record_bench
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,6 +53,7 @@ def handle(args: argparse.Namespace) -> int:
     profile, _name = ws.profile()
     target = resolved.fit_target() if resolved.header is not None else None
     result = run_bench(path, load, settings, label=resolved.label, target=target, profile=profile)
+    record_bench(result, profile)  # calibrates later estimates; never fails the command
     warn_if_cpu_only(args.ngl, result.loaded)
     document = result.to_dict()
     if args.json:

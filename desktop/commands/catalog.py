@@ -78,6 +78,11 @@ def register(subparsers: Any) -> None:
     add_profile_argument(
         catalog, help="estimate for a saved hardware profile or a bundled what-if profile"
     )
+    catalog.add_argument(
+        "--uncalibrated",
+        action="store_true",
+        help="the raw model, without this machine's (or the profile's) measured runs",
+    )
     add_json_argument(catalog)
     catalog.set_defaults(handler=run_catalog)
 
@@ -132,8 +137,14 @@ def run_catalog(args: argparse.Namespace) -> int:
     pairs = sort_variants(pairs, args.sort)
     profile, profile_name = ws.profile(args.profile)
     n_ctx = args.ctx or ws.settings.default_ctx
-    estimator = CatalogEstimator(ws.resolver.fit_targets(pairs), profile, models_dir=ws.models_dir)
+    estimator = CatalogEstimator(
+        ws.resolver.fit_targets(pairs),
+        profile,
+        models_dir=ws.models_dir,
+        calibrated=not args.uncalibrated,
+    )
     rows = estimator.estimate(n_ctx)
+    calibration = _calibration_dict(estimator)
     if args.fits:
         rows = [r for r in rows if r.fits]
     if args.json:
@@ -143,6 +154,7 @@ def run_catalog(args: argparse.Namespace) -> int:
                 "n_ctx": n_ctx,
                 "sources": list(catalog.sources),
                 "count": len(rows),
+                "calibration": calibration,
                 "variants": [row.to_dict() for row in rows],
             }
         )
@@ -171,7 +183,29 @@ def run_catalog(args: argparse.Namespace) -> int:
         "model's trained length; zh: speaks Chinese; '~': size estimated from the model's "
         "shapes, not verified against the Hub (run 'llm-scout catalog refresh').\n"
     )
+    if calibration is not None:
+        where = (
+            "this machine" if calibration["source"] == "this machine" else "the profile's machine"
+        )
+        sys.stdout.write(
+            f"Speeds and memory calibrated on {where} from {calibration['runs']} runs "
+            "(--uncalibrated shows the raw model).\n"
+        )
     return 0
+
+
+def _calibration_dict(estimator: CatalogEstimator) -> dict[str, Any] | None:
+    """``catalog --json`` ``"calibration"``: the machine's figures and where they come from."""
+    if estimator.calibration is None:
+        return None
+    cal, source = estimator.calibration
+    return {
+        "runs": cal.runs,
+        "cpu_speed_factor": cal.cpu_speed_factor,
+        "gpu_speed_factor": cal.gpu_speed_factor,
+        "ram_offset_bytes": cal.ram_offset_bytes,
+        "source": source,
+    }
 
 
 def _size_text(row: FitRow) -> str:

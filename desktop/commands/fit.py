@@ -18,7 +18,13 @@ from desktop.commands.engine_options import add_attention_options, flash_attn_fr
 from desktop.commands.fit_dryrun import add_dry_run_argument, cross_check, print_cross_check
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.errors import UsageError
-from desktop.core.fit import FitResult, default_context, estimate
+from desktop.core.fit import (
+    FitResult,
+    apply_calibration,
+    calibration_for,
+    default_context,
+    estimate,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -55,6 +61,11 @@ def register(subparsers: Any) -> None:
         help="context a run will use, for the predicted peak RAM (default: a short chat turn)",
     )
     add_profile_argument(fit)
+    fit.add_argument(
+        "--uncalibrated",
+        action="store_true",
+        help="the raw model, without this machine's (or the profile's) measured runs",
+    )
     add_dry_run_argument(fit)
     add_json_argument(fit)
     fit.set_defaults(handler=run_fit)
@@ -90,17 +101,22 @@ def run_fit(args: argparse.Namespace) -> int:
         flash_attn=flash_attn_from(args),
         n_threads=args.threads,
     )
+    calibration = None if args.uncalibrated else calibration_for(profile)
+    result, applied = apply_calibration(result, calibration)
     check = cross_check(args, resolved, target, profile, result) if args.dry_run else None
     if check is not None:
         result = check.result
     if args.json:
         document = result.to_dict()
         document["profile"] = profile_name
+        document["calibration"] = None if applied is None else applied.to_dict()
         if check is not None:
             document["llama_cpp"] = check.to_dict()
         emit_json(document)
         return 0
     _print_human(result, profile_name)
+    if applied is not None:
+        sys.stdout.write(f"\n{applied.text()}\n")
     if check is not None:
         print_cross_check(check)
     return 0

@@ -15,6 +15,7 @@ from typing import Any
 from desktop.commands.common import add_json_argument, add_profile_argument, workspace
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.errors import UsageError
+from desktop.core.fit import MachineCalibration, with_calibration
 from desktop.core.hardware import HardwareProfile, list_profiles, load_profile
 
 
@@ -56,6 +57,7 @@ def run_hw(args: argparse.Namespace) -> int:
     )
     title = f"{name} ({profile.source})" if args.profile else "This machine"
     if args.save is not None:
+        profile = with_calibration(profile)  # this machine's runs travel with the file
         profile.save(args.save)
 
     if args.json:
@@ -63,8 +65,15 @@ def run_hw(args: argparse.Namespace) -> int:
     else:
         _print_profile(profile, title)
         if args.save is not None:
-            sys.stdout.write(f"\nSaved to {args.save}\n")
+            sys.stdout.write(f"\nSaved to {args.save}{_carried(profile)}\n")
     return 0
+
+
+def _carried(profile: HardwareProfile) -> str:
+    cal = MachineCalibration.from_dict(profile.calibration)
+    if cal is None or not cal.runs:
+        return ""
+    return f", with the calibration from {cal.runs} measured runs"
 
 
 def _list(names: list[str], *, as_json: bool) -> int:

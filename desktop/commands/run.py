@@ -24,7 +24,7 @@ from desktop.commands.output import emit_json, format_table, human_bytes
 from desktop.core.engine import Conversation, Prediction, RunReport, Session, WorkerError, error_pct
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
-from desktop.core.fit import past_trained_context
+from desktop.core.fit import past_trained_context, record_run
 
 CHAT_HELP = """Commands:
   /help          this list
@@ -124,6 +124,7 @@ def handle(args: argparse.Namespace) -> int:
         report = session.report(request)
         metrics = report.metrics
         prediction = session.prediction(metrics.prompt_tokens + metrics.generated_tokens)
+    record_run(report, loaded, profile, label=resolved.label)  # never fails the command
     if args.json:
         emit_json(report.to_dict())
     else:

@@ -90,3 +90,8 @@ def bundled_catalog_path() -> Path:
 
 def user_catalog_path() -> Path:
     return config_dir() / "user_catalog.json"
+
+
+def calibration_path(ensure: bool = False) -> Path:
+    """This machine's runs, predicted vs measured, that calibrate the fit estimates."""
+    return data_dir(ensure) / "calibration.json"

@@ -9,6 +9,19 @@ generation speed (a memory-bandwidth roofline with calibrated efficiency) and th
 gguf (architecture and quant facts), catalog (variants) and hardware (profiles) only.
 """
 
+from desktop.core.fit.calibration import (
+    AppliedCalibration,
+    CalibrationEntry,
+    CalibrationStore,
+    MachineCalibration,
+    apply_calibration,
+    calibration_for,
+    compute_calibration,
+    machine_fingerprint,
+    record_bench,
+    record_run,
+    with_calibration,
+)
 from desktop.core.fit.crosscheck import TermGap, compare_terms, with_llama_buffers
 from desktop.core.fit.estimator import default_context, estimate
 from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow
@@ -28,18 +41,29 @@ __all__ = [
     "CACHE_TYPES",
     "DEFAULT_PROMPT_TOKENS",
     "FIT_OK",
+    "AppliedCalibration",
     "CacheType",
+    "CalibrationEntry",
+    "CalibrationStore",
     "CatalogEstimator",
     "FitResult",
     "FitRow",
     "FitTarget",
+    "MachineCalibration",
     "MemoryBreakdown",
     "TargetFormat",
     "TermGap",
     "Verdict",
+    "apply_calibration",
+    "calibration_for",
     "compare_terms",
+    "compute_calibration",
     "default_context",
     "estimate",
+    "machine_fingerprint",
     "past_trained_context",
+    "record_bench",
+    "record_run",
+    "with_calibration",
     "with_llama_buffers",
 ]

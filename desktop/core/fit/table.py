@@ -16,6 +16,12 @@ from typing import Any
 
 from desktop.core.catalog import CatalogModel, Variant
 from desktop.core.errors import Cancelled, ScoutError
+from desktop.core.fit.calibration import (
+    AppliedCalibration,
+    MachineCalibration,
+    apply_calibration,
+    calibration_for,
+)
 from desktop.core.fit.estimator import TargetEstimator
 from desktop.core.fit.types import CacheType, FitResult, FitTarget
 from desktop.core.hardware import HardwareProfile
@@ -33,6 +39,7 @@ class FitRow:
     target: FitTarget
     result: FitResult | None
     error: str | None = None
+    calibration: AppliedCalibration | None = None  # what this machine's runs changed
 
     @property
     def fits(self) -> bool:
@@ -58,6 +65,10 @@ class CatalogEstimator:
     the whole catalog in a few milliseconds. The first call on a new profile does the searches
     too. Rows equal :func:`~desktop.core.fit.estimate` with the same arguments. Make a new
     estimator when the targets, the profile or the cache type change.
+
+    ``calibrated``: apply the profile's calibration from its machine's own runs
+    (:func:`~desktop.core.fit.calibration.calibration_for`, kept in :attr:`calibration`); False
+    gives the raw model.
     """
 
     def __init__(
@@ -67,8 +78,12 @@ class CatalogEstimator:
         *,
         models_dir: Path | None = None,
         cache_type: CacheType = "f16",
+        calibrated: bool = True,
     ) -> None:
         self.targets = tuple(targets)
+        self.calibration: tuple[MachineCalibration, str] | None = (
+            calibration_for(profile) if calibrated else None
+        )
         self.profile = profile
         self.models_dir = models_dir
         self.cache_type = cache_type
@@ -98,4 +113,5 @@ class CatalogEstimator:
             result = self._estimators[index].estimate(n_ctx)
         except ScoutError as exc:
             return FitRow(model, variant, target, None, exc.message)
-        return FitRow(model, variant, target, result)
+        result, applied = apply_calibration(result, self.calibration)
+        return FitRow(model, variant, target, result, calibration=applied)

@@ -89,6 +89,9 @@ class HardwareProfile:
     notes: tuple[str, ...] = field(default=(), compare=False)
     # Where the numbers come from (spec sheets for what-if profiles).
     sources: tuple[str, ...] = field(default=(), compare=False)
+    # What this machine's own runs say about the fit model (``hw --save`` writes it; read by
+    # desktop.core.fit.calibration). None: none carried; old files have no such key.
+    calibration: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def unified_memory(self) -> bool:
@@ -102,6 +105,8 @@ class HardwareProfile:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["format"] = PROFILE_FORMAT
+        if data["calibration"] is None:
+            del data["calibration"]
         return data
 
     def to_json(self) -> str:
@@ -158,6 +163,7 @@ class HardwareProfile:
             source=str(data.get("source", "file")),
             notes=_strings(data, "notes"),
             sources=_strings(data, "sources"),
+            calibration=_calibration(data),
         )
 
     @classmethod
@@ -179,6 +185,13 @@ class HardwareProfile:
                 f"Cannot read the hardware profile {path}: {exc.strerror}."
             ) from exc
         return cls.from_json(text)
+
+
+def _calibration(data: dict[str, Any]) -> dict[str, Any] | None:
+    value = data.get("calibration")
+    if value is not None and not isinstance(value, dict):
+        raise HardwareError("The hardware profile is not valid: calibration must be an object.")
+    return value
 
 
 def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
