@@ -1925,8 +1925,8 @@
 <context>
     <name>Format</name>
     <message>
-        <location filename="../../desktop/ui/format.py" line="+41"/>
-        <location line="+1"/>
+        <location filename="../../desktop/ui/format.py" line="+44"/>
+        <location line="+2"/>
         <source>t/s</source>
         <translation>t/s</translation>
     </message>
@@ -4707,7 +4707,7 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/transcript.py" line="+43"/>
+        <location filename="../../desktop/ui/widgets/transcript.py" line="+59"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>

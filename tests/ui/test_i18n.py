@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tokenize
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,6 +83,40 @@ def test_the_ts_holds_every_string_of_the_window(tmp_path: Path) -> None:
     assert not have - wanted, f"gone strings: {HOW}\n{sorted(have - wanted)}"
     contextless = sorted(s for c, s in wanted if not c)
     assert not contextless, f"call self.tr/QCoreApplication.translate directly: {contextless}"
+
+
+TR_NAMES = ("tr", "translate")
+
+
+def f_string_calls(path: Path) -> list[int]:
+    """Lines where tr()/translate() is called inside an f-string (3.11: one STRING token;
+    3.12+: the call's tokens between FSTRING_START and FSTRING_END)."""
+    start = getattr(tokenize, "FSTRING_START", None)
+    end = getattr(tokenize, "FSTRING_END", None)
+    lines, depth = [], 0
+    with path.open("rb") as source:
+        for token in tokenize.tokenize(source.readline):
+            if token.type == start:
+                depth += 1
+            elif token.type == end:
+                depth -= 1
+            else:
+                inside = depth and token.type == tokenize.NAME and token.string in TR_NAMES
+                old_style = token.type == tokenize.STRING and re.match(r"(?i)[rb]*f", token.string)
+                if inside or (old_style and re.search(r"\b(tr|translate)\(", token.string)):
+                    lines.append(token.start[0])
+    return lines
+
+
+def test_no_translated_string_hides_in_an_f_string() -> None:
+    """lupdate does not look inside f-strings: ``f"<h4>{self.tr('Prompt')}</h4>"`` is never
+    extracted, so it stays English in every language. Call tr() outside, then format."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "desktop" / "ui").rglob("*.py"))
+        for line in f_string_calls(path)
+    ]
+    assert not found, "tr() inside an f-string: " + ", ".join(found)
 
 
 def test_the_qm_is_built_from_the_ts(tmp_path: Path) -> None:
