@@ -29,6 +29,7 @@ from desktop.core.history import History
 from desktop.ui.main_window import MainWindow
 from desktop.ui.models.compare_summary import VALUE_ROLE, SummaryModel
 from desktop.ui.pages.compare import ComparePage
+from desktop.ui.workers import wait_for_tasks
 
 RUN_MS = 120_000  # generous: a shared CI machine can be slow
 SMOLLM2 = "SmolLM2 135M Instruct Q4_1"
@@ -383,19 +384,50 @@ def test_a_model_that_fails_to_load_is_marked_failed_with_its_reason_and_the_oth
 
 
 @pytest.mark.e2e
-def test_a_stored_comparison_opens_by_id_and_runs_again_as_a_new_one(
+def test_a_stopped_comparison_resumes_then_opens_by_id_and_runs_again_as_a_new_one(
     qtbot: QtBot, window: MainWindow, demo_paths: tuple[Path, Path]
 ) -> None:
     page = compare_page(qtbot, window)
     add_model(page, SMOLLM2)
     add_model(page, SMOLLM2)
     type_prompt(qtbot, page, PROMPT, max_tokens=4)
-    first = run(qtbot, page)
+    first_column = page.board.columns[0]
+    with qtbot.waitSignal(page.comparison_finished, timeout=RUN_MS) as stopped:
+        qtbot.mouseClick(page.setup.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(
+            lambda: first_column.status_label.text() in ("loading the model…", "answering…"),
+            timeout=RUN_MS,
+        )
+        assert page.board.columns[1].status_label.text() == "queued (fair mode)"
+        qtbot.mouseClick(page.setup.stop_button, Qt.MouseButton.LeftButton)
+    first = stopped.args[0]
+    assert isinstance(first, ComparisonResult)
     assert first.id is not None
+    assert not first.complete
+    assert first.answer(1, 0) is None  # the second model never started
+    assert page.setup.resume_button.isVisible()
+    assert "incomplete" in page.setup.progress_label.text()
+    with History.open() as history:
+        assert history.comparison(first.id).summary.state == "cancelled"
+
+    # Resume: only the missing answers, into the same comparison.
+    with qtbot.waitSignal(page.comparison_finished, timeout=RUN_MS) as resumed:
+        qtbot.mouseClick(page.setup.resume_button, Qt.MouseButton.LeftButton)
+    whole = resumed.args[0]
+    assert isinstance(whole, ComparisonResult)
+    assert whole.id == first.id
+    assert whole.complete
+    assert not page.setup.resume_button.isVisible()
+    assert page.setup.progress_label.text() == "2 of 2 answers"
+    with History.open() as history:
+        record = history.comparison(first.id)
+        assert record.summary.state == "complete"
+        assert len(record.runs) == 2
+
+    # Back to the setup, then the stored comparison opens by its id and runs again.
     qtbot.mouseClick(page.board.columns[1].remove_button, Qt.MouseButton.LeftButton)
     assert page.phase == "setup"
     assert len(page.board.columns) == 1
-
     with qtbot.waitSignal(page.comparison_opened, timeout=30_000) as opened:
         assert page.open_comparison(first.id)
     assert opened.args == [first.id]
@@ -403,7 +435,7 @@ def test_a_stored_comparison_opens_by_id_and_runs_again_as_a_new_one(
     assert len(page.board.columns) == 2
     assert page.setup.prompt_edit.toPlainText() == PROMPT
     assert cells(page.results.model, SummaryModel.COL_GEN) == [
-        r.generation_tokens_per_s for r in first.summary()
+        r.generation_tokens_per_s for r in whole.summary()
     ]
 
     with qtbot.waitSignal(page.comparison_finished, timeout=RUN_MS) as finished:
@@ -416,3 +448,24 @@ def test_a_stored_comparison_opens_by_id_and_runs_again_as_a_new_one(
     assert [p.text for p in second.prompts] == [PROMPT]
     with History.open() as history:
         assert {s.id for s in history.comparisons()} == {first.id, second.id}
+
+
+@pytest.mark.e2e
+def test_closing_the_window_mid_run_ends_the_workers_and_keeps_the_comparison_resumable(
+    qtbot: QtBot, window: MainWindow, demo_paths: tuple[Path, Path]
+) -> None:
+    page = compare_page(qtbot, window)
+    add_model(page, SMOLLM2)
+    add_model(page, GEMMA3)
+    type_prompt(qtbot, page, "Write a long story about the sea.", max_tokens=256)
+    qtbot.mouseClick(page.setup.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: page.board.columns[0].status_label.text() == "answering…", timeout=RUN_MS
+    )
+    assert [w for w in psutil.Process().children(recursive=True) if _is_worker(w)]
+    window.close()
+    assert wait_for_tasks(30_000)  # the run ends on the pool, with its workers
+    assert not [w for w in psutil.Process().children(recursive=True) if _is_worker(w)]
+    with History.open() as history:
+        (summary,) = history.comparisons()
+        assert summary.state == "cancelled"
