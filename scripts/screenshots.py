@@ -22,7 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (1280, 800)
 SCREEN = ROOT / "tests" / "fixtures" / "offscreen_screen.json"  # a 1920x1200 offscreen screen
-PROMPT = "Write a four-line poem about the sea, with a Markdown title."
+PROMPTS = (
+    ("Write a four-line poem about the sea, with a Markdown title.", 200),
+    ("Now give me three facts about the ocean, as a Markdown list.", 300),
+)
 COMPARE_PROMPT = "The three primary colours are"  # a base model (Gemma 3 270M) completes it too
 PAGES = (
     "hardware",
@@ -207,13 +210,17 @@ class Shooter:
         self.wait(lambda: page.phase == "ready", 120, "the model to load")
         settings = page.chat_settings
         settings.set_system("You are a helpful assistant.")
-        settings.max_tokens.setValue(200)
         settings.seed.setValue(7)
-        page.prompt.setPlainText(PROMPT)
-        if not page.send():
-            raise RuntimeError("the Playground did not send the prompt")
-        self.wait(lambda: bool(finished), 300, "the answer")
-        self.settle(1.5)  # memory readings after the answer; the plots redraw at ~30 Hz
+        # Two answers, so the plots show two generation bands and the transcript a list.
+        for prompt, max_tokens in PROMPTS:
+            settings.max_tokens.setValue(max_tokens)
+            page.prompt.setPlainText(prompt)
+            count = len(finished)
+            if not page.send():
+                raise RuntimeError("the Playground did not send the prompt")
+            self.wait(lambda n=count: len(finished) > n, 300, "the answer")  # type: ignore[misc]
+            self.settle(1.0)
+        self.settle(1.0)  # memory readings after the answer; the plots redraw at ~30 Hz
         plots = page.plots
         self.wait(lambda: len(plots._speed) > 0 and len(plots._memory) > 0, 30, "plot data")
 

@@ -28,7 +28,7 @@ from desktop.ui.main_window import MainWindow
 from desktop.ui.pages.playground import PlaygroundPage
 from desktop.ui.widgets.live_plots import RingBuffer
 from desktop.ui.widgets.load_panel import flash_attn_for
-from desktop.ui.widgets.transcript import TranscriptView, hard_breaks
+from desktop.ui.widgets.transcript import TranscriptView, keep_line_breaks
 
 LOAD_MS = 60_000
 ANSWER_MS = 180_000  # generous: a shared CI machine can be slow
@@ -116,14 +116,25 @@ def test_flash_attention_auto_follows_the_cache_type() -> None:
     assert not flash_attn_for("off", "q4_0")
 
 
-def test_an_answer_keeps_its_line_breaks_and_its_code(qtbot: QtBot) -> None:
+def test_an_answer_keeps_its_line_breaks_stanzas_lists_and_code(qtbot: QtBot) -> None:
     view = TranscriptView()
     qtbot.addWidget(view)
     view.begin_answer("Model")
-    view.append_answer("# The sea\nWaves roll in,\nwaves roll out.\n\n```\na = 1\n```")
+    view.append_answer(
+        "# The sea\nWaves roll in,\nwaves roll out.\n\nSecond stanza,\nends here.\n"
+        "- one\n- two\n\n```\na = 1\nb = 2\n```"
+    )
     view.end_answer()
-    assert "Waves roll in,\nwaves roll out." in view.toPlainText()  # not one joined line
-    assert hard_breaks("```\ncode\nmore\n```") == "```\ncode\nmore\n```"
+    text = view.toPlainText()
+    assert "Waves roll in,\nwaves roll out." in text  # not one joined line
+    assert "one\ntwo" in text  # still a list (no "- " left)
+    assert "a = 1\nb = 2" in text
+    blocks = [
+        view.document().findBlockByNumber(i).text() for i in range(view.document().blockCount())
+    ]
+    assert "Waves roll in,\u2028waves roll out." in blocks  # one paragraph, two lines
+    assert keep_line_breaks("```\ncode\nmore\n```") == "```\ncode\nmore\n```"
+    assert keep_line_breaks("a\n- b\n- c") == "a\n- b\n- c"
 
 
 def test_markdown_answers_render_code_in_a_fixed_pitch_font_and_no_html(qtbot: QtBot) -> None:

@@ -12,6 +12,7 @@ appends the text it is given, so Chinese text arrives whole (no U+FFFD).
 
 from __future__ import annotations
 
+import re
 import time
 
 from PySide6.QtGui import (
@@ -33,20 +34,37 @@ MODEL_COLOR = "#2e9d57"
 MARKDOWN_INTERVAL_S = 0.3  # the streamed answer's Markdown is rendered again at most this often
 
 
-def hard_breaks(markdown: str) -> str:
-    """Every line break of an answer kept, as chat models mean them (a poem, an address):
-    Markdown would join the lines of a paragraph. Fenced code is left as it is."""
+# A line that starts a Markdown block of its own (list item, heading, quote, fence, table row,
+# setext underline, indented code): never joined to the line before it.
+_BLOCK_START = re.compile(r"\s{4}|\s*([-*+]\s|\d+[.)]\s|#|>|```|~~~|\||=+\s*$|-+\s*$)")
+
+
+def keep_line_breaks(markdown: str) -> str:
+    """An answer's line breaks kept, as chat models mean them (a poem, an address): Markdown
+    would join the lines of a paragraph. Lines of a paragraph are joined with U+2028, a line
+    break inside the paragraph, so stanzas stay paragraphs; fenced code is left as it is."""
     lines = markdown.split("\n")
+    out: list[str] = []
     fence = ""
-    for i, line in enumerate(lines[:-1]):
+    for i, line in enumerate(lines):
         stripped = line.lstrip()
         if stripped.startswith(("```", "~~~")):
             marker = stripped[:3]
             fence = "" if fence == marker else (fence or marker)
-            continue
-        if not fence and stripped and lines[i + 1].strip() and not line.endswith("  "):
-            lines[i] = line + "  "
-    return "\n".join(lines)
+        joined = (
+            i > 0
+            and not fence
+            and stripped
+            and out[-1].strip()
+            and not _BLOCK_START.match(out[-1].split("\u2028")[0])
+            and not out[-1].endswith("  ")
+            and not _BLOCK_START.match(line)
+        )
+        if joined:
+            out[-1] += "\u2028" + line
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 class TranscriptView(QTextBrowser):
@@ -184,7 +202,7 @@ class TranscriptView(QTextBrowser):
         cursor.removeSelectedText()
         cursor.setBlockFormat(QTextBlockFormat())
         cursor.setCharFormat(QTextCharFormat())
-        cursor.insertMarkdown(hard_breaks(markdown), MARKDOWN | NO_HTML)
+        cursor.insertMarkdown(keep_line_breaks(markdown), MARKDOWN | NO_HTML)
         cursor.endEditBlock()
         self.renders += 1
         self._follow(at_bottom)
