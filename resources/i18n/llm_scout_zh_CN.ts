@@ -4707,7 +4707,7 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/transcript.py" line="+59"/>
+        <location filename="../../desktop/ui/widgets/transcript.py" line="+77"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
