@@ -2347,12 +2347,17 @@
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+61"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+69"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+6"/>
+        <source>Select an answer or a comparison.</source>
+        <translation>选择一个回答或一次对比。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Playground</source>
         <translation>演练场</translation>
     </message>
@@ -2372,12 +2377,48 @@
         <translation>被截断：%1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+4"/>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>(nothing came)</source>
         <translation>（没有输出）</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+4"/>
+        <source>Predicted vs measured</source>
+        <translation>预测与实测</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Model file</source>
+        <translation>模型文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+153"/>
+        <source>Hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <location line="-147"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -2508,7 +2549,18 @@
         <translation>自动</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+17"/>
+        <source>No settings stored.</source>
+        <translation>没有保存设置。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+10"/>
+        <source>Not stored.</source>
+        <translation>未保存。</translation>
+    </message>
+    <message>
+        <location line="-8"/>
         <source>file</source>
         <translation>文件</translation>
     </message>
@@ -2588,12 +2640,22 @@
         <translation>部分回答缺失：点“打开”可以查看并继续运行。</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+3"/>
+        <source>Contestants</source>
+        <translation>参赛模型</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>%1 blind votes</source>
         <translation>%1 次盲测投票</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+3"/>
+        <source>Prompts</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>waiting</source>
         <translation>等待中</translation>
     </message>

@@ -29,6 +29,14 @@ def esc(text: object) -> str:
     return html.escape(str(text))
 
 
+def heading(text: str) -> str:
+    return f"<h4>{esc(text)}</h4>"
+
+
+def para(text: str) -> str:
+    return f"<p>{esc(text)}</p>"
+
+
 def shorten(text: str, limit: int) -> str:
     """One line of at most ``limit`` characters."""
     line = " ".join(text.split())
@@ -64,7 +72,7 @@ class HistoryDetail(QTextBrowser):
         self.clear_detail()
 
     def clear_detail(self, text: str | None = None) -> None:
-        self.setHtml(f"<p>{esc(text or self.tr('Select an answer or a comparison.'))}</p>")
+        self.setHtml(para(text or self.tr("Select an answer or a comparison.")))
 
     # -- an answer --------------------------------------------------------------------------------
 
@@ -86,20 +94,20 @@ class HistoryDetail(QTextBrowser):
                 + "</p>"
             )
         if run.system:
-            parts += [f"<h4>{esc(self.tr('System prompt'))}</h4>", block(run.system)]
-        parts += [f"<h4>{esc(self.tr('Prompt'))}</h4>", block(run.prompt)]
+            parts += [heading(self.tr("System prompt")), block(run.system)]
+        parts += [heading(self.tr("Prompt")), block(run.prompt)]
         parts += [
-            f"<h4>{esc(self.tr('Answer'))}</h4>",
+            heading(self.tr("Answer")),
             block(run.output or self.tr("(nothing came)")),
         ]
         if run.report is not None:
             parts += [
-                f"<h4>{esc(self.tr('Predicted vs measured'))}</h4>",
+                heading(self.tr("Predicted vs measured")),
                 self._report_html(run.report),
             ]
-        parts += [f"<h4>{esc(self.tr('Settings'))}</h4>", self._settings_html(run.settings)]
-        parts += [f"<h4>{esc(self.tr('Model file'))}</h4>", self._model_html(run)]
-        parts += [f"<h4>{esc(self.tr('Hardware'))}</h4>", self._hardware_html(profile, run.machine)]
+        parts += [heading(self.tr("Settings")), self._settings_html(run.settings)]
+        parts += [heading(self.tr("Model file")), self._model_html(run)]
+        parts += [heading(self.tr("Hardware")), self._hardware_html(profile, run.machine)]
         self.setHtml("".join(parts))
 
     def _report_html(self, report: RunReport) -> str:
@@ -176,12 +184,12 @@ class HistoryDetail(QTextBrowser):
                 if isinstance(v, Mapping):
                     continue
                 rows.append((esc(words.get(key, key)), esc(value(key, v))))
-        return table(rows) if rows else f"<p>{esc(self.tr('No settings stored.'))}</p>"
+        return table(rows) if rows else para(self.tr("No settings stored."))
 
     def _model_html(self, run: RunRecord) -> str:
         model = run.model
         if model is None:
-            return f"<p>{esc(self.tr('Not stored.'))}</p>"
+            return para(self.tr("Not stored."))
         rows = [
             (esc(self.tr("file")), esc(model.path)),
             (esc(self.tr("size")), esc(fmt.size(model.size_bytes))),
@@ -191,7 +199,7 @@ class HistoryDetail(QTextBrowser):
 
     def _hardware_html(self, profile: Mapping[str, Any], machine: str) -> str:
         if not profile:
-            return f"<p>{esc(machine or self.tr('Not stored.'))}</p>"
+            return para(machine or self.tr("Not stored."))
         rows: list[tuple[str, str]] = []
         cpu = profile.get("cpu") or {}
         if cpu:
@@ -243,16 +251,16 @@ class HistoryDetail(QTextBrowser):
                 + esc(self.tr("Some answers are missing: Open shows it and can resume it."))
                 + "</p>"
             )
-        parts += [f"<h4>{esc(self.tr('Contestants'))}</h4>", self._contestants_html(record)]
+        parts += [heading(self.tr("Contestants")), self._contestants_html(record)]
         if record.votes:
             parts.append(
                 "<p>"
                 + esc(self.tr("%1 blind votes").replace("%1", str(len(record.votes))))
                 + "</p>"
             )
-        parts += [f"<h4>{esc(self.tr('Prompts'))}</h4>", self._prompts_html(record)]
+        parts += [heading(self.tr("Prompts")), self._prompts_html(record)]
         parts += [
-            f"<h4>{esc(self.tr('Hardware'))}</h4>",
+            heading(self.tr("Hardware")),
             self._hardware_html(record.profile, summary.machine),
         ]
         self.setHtml("".join(parts))
