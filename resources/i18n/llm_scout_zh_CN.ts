@@ -135,7 +135,7 @@
 <context>
     <name>CatalogTableModel</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+287"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+290"/>
         <source>Family</source>
         <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column.</extracomment>
         <translation>系列</translation>
@@ -712,7 +712,7 @@
         <translation>修改设置</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>Take this model out of the comparison</source>
         <translation>将此模型移出对比</translation>
     </message>
@@ -730,7 +730,7 @@
         <translation>关闭</translation>
     </message>
     <message>
-        <location line="+143"/>
+        <location line="+145"/>
         <source>Import a prompt suite</source>
         <translation>导入提示词集</translation>
     </message>
@@ -750,12 +750,12 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+47"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
     <message>
-        <location line="+112"/>
+        <location line="+118"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
@@ -1051,7 +1051,7 @@
         <translation>打开 GGUF 文件…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+18"/>
         <source>%1 (%2 prompts)</source>
         <translation>%1（%2 个提示词）</translation>
     </message>
@@ -4025,7 +4025,7 @@
 <context>
     <name>ModelDetailPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/model_detail.py" line="+62"/>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+63"/>
         <source>Model details</source>
         <translation>模型详情</translation>
     </message>
@@ -4121,12 +4121,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+74"/>
+        <location line="+86"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-73"/>
+        <location line="-82"/>
         <source>available</source>
         <translation>可用</translation>
     </message>
@@ -4136,7 +4136,12 @@
         <translation>上下文全部用满时：内存 %1。</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
+        <source>Plus %1 of page cache of the model file, which the system can drop.</source>
+        <translation>另有 %1 是模型文件的页缓存，系统可随时释放。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>%1 tokens</source>
         <translation>%1 个 token</translation>
     </message>
@@ -4658,7 +4663,7 @@
 <context>
     <name>Sparkline</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_column.py" line="-46"/>
+        <location filename="../../desktop/ui/widgets/compare_column.py" line="-47"/>
         <source>Generation tokens/s while the answers streamed</source>
         <translation>回答生成过程中的 tokens/s</translation>
     </message>

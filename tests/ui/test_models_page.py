@@ -155,7 +155,7 @@ def test_every_catalog_variant_is_a_row_with_the_cores_verdict(
         shown = cell(page, row.variant_id, C.COL_VERDICT)
         assert shown.startswith(fmt.verdict_word(row.fit))  # the word is always written
         assert cell(page, row.variant_id, C.COL_MEMORY) == "≈" + fmt.size(
-            row.fit.ram_bytes + row.fit.vram_bytes
+            row.fit.ram_bytes - row.fit.page_cache_bytes + row.fit.vram_bytes
         )
         if row.fit.verdict != "no" and row.fit.tokens_per_s is not None:
             assert cell(page, row.variant_id, C.COL_SPEED).startswith("≈")
@@ -442,6 +442,29 @@ def test_a_selected_row_fills_the_detail_panel_with_the_fits_numbers(
     wait_for(qtbot, page, 2048, profile)
     assert page.current_entry().variant_id == "qwen2.5-7b-instruct:AWQ"  # type: ignore[union-attr]
     assert "2,048" in detail.context_label.text() or "2048" in detail.context_label.text()
+
+
+def test_the_ram_bar_shows_what_must_stay_resident_and_the_page_cache_apart(
+    qtbot: QtBot, window: MainWindow, page: ModelsPage
+) -> None:
+    """On an AVX2 laptop Q4_K weights are repacked: the peak RSS holds the copies and the mapped
+    pages. The bar shows the resident part; the droppable page cache is said below it, so a
+    Q4_K_M no longer looks bigger than the Q5_K_M of the same model."""
+    profile = choose_profile(qtbot, window, "what-if:laptop-16gb-cpu")
+    page.set_context(4096)
+    wait_for(qtbot, page, 4096, profile)
+    variant_id = "qwen2.5-7b-instruct:Q4_K_M"
+    click_row(qtbot, page, variant_id)
+    fit = entry(page, variant_id).fit
+    assert fit is not None
+    assert fit.page_cache_bytes > 0
+    detail = page.detail
+    assert detail.ram_bar.total == fit.ram_bytes - fit.page_cache_bytes
+    assert detail.full_context_label.isVisible()
+    assert "page cache" in detail.full_context_label.text()
+    assert fmt.size(fit.page_cache_bytes) in detail.full_context_label.text()
+    bigger = entry(page, "qwen2.5-7b-instruct:Q5_K_M")
+    assert (entry(page, variant_id).memory_bytes or 0) < (bigger.memory_bytes or 0)
 
 
 def test_sorting_by_parameters_and_memory_is_numeric(qtbot: QtBot, page: ModelsPage) -> None:

@@ -98,8 +98,11 @@ class CatalogEntry:
 
     @property
     def memory_bytes(self) -> int | None:
-        """Everything the run needs: RAM and video memory together (the detail panel splits)."""
-        return None if self.fit is None else self.fit.ram_bytes + self.fit.vram_bytes
+        """Everything the run needs: RAM and video memory together (the detail panel splits),
+        without the page cache the system can drop."""
+        if self.fit is None:
+            return None
+        return self.fit.ram_bytes - self.fit.page_cache_bytes + self.fit.vram_bytes
 
 
 def family_titles(models: Iterable[CatalogModel]) -> dict[str, str]:

@@ -9,6 +9,7 @@ state of its download; the buttons emit intents the page acts on.
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPalette
@@ -264,14 +265,26 @@ class ModelDetailPanel(QWidget):
         if has_gpu and profile is not None:
             free = sum(fit.vram_free_bytes) or sum(g.memory_total_bytes for g in profile.gpus)
             self.vram_bar.set_usage(fit.vram, free or None, self.tr("free"))
-        self.ram_bar.set_usage(fit.ram, fit.ram_available_bytes or None, self.tr("available"))
-        if fit.ram_full_context_bytes > fit.ram_bytes:
-            self.full_context_label.setVisible(True)
-            self.full_context_label.setText(
+        # The bar shows what must stay resident; clean pages of the mapped file (the peak RSS
+        # counts them, the kernel drops them under pressure) are said apart.
+        resident = replace(fit.ram, weights=max(0, fit.ram.weights - fit.page_cache_bytes))
+        self.ram_bar.set_usage(resident, fit.ram_available_bytes or None, self.tr("available"))
+        notes: list[str] = []
+        if fit.ram_full_context_bytes > resident.total:
+            notes.append(
                 self.tr("With the whole context in use: %1 of RAM.").replace(
                     "%1", PREDICTED + fmt.size(fit.ram_full_context_bytes)
                 )
             )
+        if fit.page_cache_bytes:
+            notes.append(
+                self.tr(
+                    "Plus %1 of page cache of the model file, which the system can drop."
+                ).replace("%1", PREDICTED + fmt.size(fit.page_cache_bytes))
+            )
+        if notes:
+            self.full_context_label.setVisible(True)
+            self.full_context_label.setText(" ".join(notes))
 
     def _show_facts(self, entry: CatalogEntry, profile: HardwareProfile | None) -> None:
         model, fit = entry.model, entry.fit
