@@ -335,7 +335,13 @@ class FitResult:
         """ "needs X of Y available" for the RAM the verdict rests on: what must stay resident
         with the whole context in use, against the RAM available, precise enough that "more
         than" is visibly true."""
-        return "needs " + need_of(self.ram_full_context_bytes, self.ram_available_bytes)
+        ram = need_of(self.ram_full_context_bytes, self.ram_available_bytes)
+        if self.vram_bytes and self.vram_free_bytes:
+            vram = need_of(self.vram_bytes, sum(self.vram_free_bytes)).replace(
+                " available", " VRAM free"
+            )
+            return f"needs {vram} and {ram.replace(' available', ' RAM available')}"
+        return "needs " + ram
 
     def summary_dict(self) -> dict[str, Any]:
         """The estimate in a catalog row (``catalog --json``): the verdict and the big numbers."""

@@ -35,3 +35,16 @@ def test_page_cache_is_apart_from_what_must_fit(capsys: pytest.CaptureFixture[st
     assert f"({result.need_text()})" in out.splitlines()[1]
     assert "page cache*" in out
     assert "the OS can drop" in out
+
+
+def test_with_gpu_layers_the_need_names_both_memories() -> None:
+    from desktop.core.hardware import load_profile
+
+    model, variant = load_catalog().variant("qwen2.5-7b-instruct:Q4_K_M")
+    profile = load_profile("rtx-3060-12gb")
+    result = estimate(FitTarget.from_variant(model, variant), profile, n_ctx=4096)
+    assert result.verdict == "gpu"
+    text = result.need_text()
+    assert text.startswith("needs ")
+    assert " VRAM free and " in text
+    assert text.endswith(" RAM available")
