@@ -16,7 +16,10 @@ process's CPU time (GUI, runner and contestant threads; the llama.cpp workers ar
 processes). In parallel mode the contestants share the CPU cores (each gets an equal share, at
 least one thread), so on a small machine the four workers and the window compete for the cores.
 
-Run: ``.venv/bin/python benchmarks/ui_compare.py [--rounds 3] [--tokens 128]``
+``--worker-nice N`` (a diagnosis, not what the app does) lowers the engine workers' CPU priority
+as they start, to show how much of the stall is the workers taking the GUI thread's cores.
+
+Run: ``.venv/bin/python benchmarks/ui_compare.py [--rounds 3] [--tokens 128] [--worker-nice 10]``
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import argparse
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -126,6 +130,23 @@ class Heartbeat:
         )
 
 
+def renice_workers(nice: int, stop: threading.Event) -> None:
+    """Give every engine worker this process starts the niceness ``nice`` (a thread)."""
+    import psutil
+
+    me = psutil.Process()
+    done: set[int] = set()
+    while not stop.wait(0.02):
+        for child in me.children(recursive=True):
+            if child.pid in done:
+                continue
+            try:
+                child.nice(nice)
+                done.add(child.pid)
+            except psutil.Error:
+                continue
+
+
 def entries(max_tokens: int) -> list[ContestantEntry]:
     smollm2, gemma3 = demo.smollm2_path(), demo.gemma3_path(assemble=True)
     return [
@@ -180,7 +201,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="comparisons to run")
     parser.add_argument("--tokens", type=int, default=128, help="most tokens per answer")
+    parser.add_argument(
+        "--worker-nice", type=int, default=0, help="niceness of the engine workers (diagnosis)"
+    )
     args = parser.parse_args(argv)
+    stop_renice = threading.Event()
+    if args.worker_nice:
+        threading.Thread(
+            target=renice_workers, args=(args.worker_nice, stop_renice), daemon=True
+        ).start()
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     apply_theme(app, "light")
@@ -204,8 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.write(
         f"ui_compare: 4 columns in parallel mode (SmolLM2 135M Q4_1 and Gemma 3 270M Q4_K_M, "
         f"each twice), n_ctx {N_CTX}, up to {args.tokens} tokens each, {cores} physical "
-        f"cores shared; {args.rounds} rounds; window 1280x800 offscreen; load average "
-        f"{load[0]:.2f}\n\n"
+        f"cores shared; workers at nice {args.worker_nice}; {args.rounds} rounds; window "
+        f"1280x800 offscreen; load average {load[0]:.2f}\n\n"
     )
     beat = Heartbeat(page)
     rows: list[list[object]] = []
@@ -275,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     window.close()  # the page stops what runs; the workers end on the thread pool
     wait_for_tasks(30_000)
+    stop_renice.set()
     return 0
 
 
