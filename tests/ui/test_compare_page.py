@@ -3,7 +3,8 @@
 Models are added from the page's Add menu (the demo models, or a file through the file dialog),
 the prompt is typed, Run is clicked; the e2e tests run real engine workers on the demo models
 (SmolLM2 135M and Gemma 3 270M, 16 tokens an answer: a comparison takes seconds) and store it
-in the history of the test's own ``LLM_SCOUT_HOME``.
+in the history of the test's own ``LLM_SCOUT_HOME``. Set ``LLM_SCOUT_SCREENSHOT_DIR`` to write
+``compare.png``, ``compare-blind.png`` and ``compare-failed.png`` there.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import string
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +21,7 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from desktop.core import demo
@@ -29,6 +31,7 @@ from desktop.core.history import History
 from desktop.ui.main_window import MainWindow
 from desktop.ui.models.compare_summary import VALUE_ROLE, SummaryModel
 from desktop.ui.pages.compare import ComparePage
+from desktop.ui.widgets.contestant_dialog import ContestantDialog
 from desktop.ui.workers import wait_for_tasks
 
 RUN_MS = 120_000  # generous: a shared CI machine can be slow
@@ -96,6 +99,13 @@ def run(qtbot: QtBot, page: ComparePage) -> ComparisonResult:
     return result
 
 
+def screenshot(window: MainWindow, name: str) -> None:
+    """With ``LLM_SCOUT_SCREENSHOT_DIR`` set, save the window as ``name`` there."""
+    folder = os.environ.get("LLM_SCOUT_SCREENSHOT_DIR")
+    if folder:
+        window.grab().save(str(Path(folder) / name))
+
+
 def cells(model: SummaryModel, column: int, role: int = VALUE_ROLE) -> list[object]:
     return [model.index(row, column).data(role) for row in range(model.rowCount())]
 
@@ -120,6 +130,25 @@ def test_run_needs_two_models_and_the_menu_lists_each_demo_once(
     add_model(page, SMOLLM2)  # the same model twice is allowed
     assert page.setup.run_button.isEnabled()
     assert [c.title.text() for c in page.board.columns] == [SMOLLM2, SMOLLM2]
+
+    # The second copy gets its own settings in the contestant dialog.
+    qtbot.mouseClick(page.board.columns[1].edit_button, Qt.MouseButton.LeftButton)
+    (dialog,) = page.findChildren(ContestantDialog)
+    assert dialog.isVisible()
+    qtbot.keyClicks(dialog.name_edit, "Cold")
+    dialog.ctx_spin.setValue(1024)
+    dialog.temp_spin.setValue(0.2)
+    dialog.cache_combo.setCurrentIndex(dialog.cache_combo.findData("q8_0"))
+    ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+    qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
+    first, second = page.board.columns
+    assert second.title.text() == "Cold"
+    assert second.settings_label.text() == "ctx 1024 · KV q8_0 · temp 0.20"
+    assert first.title.text() == SMOLLM2
+    assert page.entries[1].spec_text().endswith("@ctx=1024,cache=q8_0,temp=0.2,name=Cold")
+    assert page.entries[0].spec_text() == str(demo_paths[0])
+
     qtbot.mouseClick(page.board.columns[1].remove_button, Qt.MouseButton.LeftButton)
     assert len(page.board.columns) == 1
     assert not page.setup.run_button.isEnabled()
@@ -232,6 +261,7 @@ def test_two_columns_stream_in_fair_mode_then_the_summary_history_and_exports_ho
     assert all(t.startswith("≈") and "%" in t for t in predicted)
     assert len(page.results.chart.points) == 2
     assert "fair mode" in page.results.caption.text()
+    screenshot(window, "compare.png")
 
     # Stored in the history as it ran.
     assert result.id is not None
@@ -303,6 +333,7 @@ def test_blind_mode_hides_the_names_until_the_votes_then_reveals_them_with_win_r
     assert sorted(page.results.chart.labels) == ["A", "B"]
     assert not any(b.isEnabled() for b in page.results.export_buttons.values())
     assert page.setup.reveal_button.isVisible()
+    screenshot(window, "compare-blind.png")
 
     # Vote: the answer in column B is better.
     vote_b = columns[1].vote_button
@@ -365,6 +396,7 @@ def test_a_model_that_fails_to_load_is_marked_failed_with_its_reason_and_the_oth
     failed, done = page.board.columns
     assert failed.status_label.text() == f"failed: {reason}"
     assert failed.answer.toPlainText() == "No answer: the model failed."
+    screenshot(window, "compare-failed.png")
     assert done.status_label.text().startswith("done")
     answer = result.answer(1, 0)
     assert answer is not None
