@@ -25,12 +25,13 @@ from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 from pytestqt.qtbot import QtBot
 
 from desktop.core import demo
-from desktop.core.compare import ComparisonResult
+from desktop.core.compare import ComparisonResult, builtin_names
 from desktop.core.hardware import load_profile
 from desktop.core.history import History
 from desktop.ui.main_window import MainWindow
 from desktop.ui.models.compare_summary import VALUE_ROLE, SummaryModel
 from desktop.ui.pages.compare import ComparePage
+from desktop.ui.widgets.compare_setup import IMPORT
 from desktop.ui.widgets.contestant_dialog import ContestantDialog
 from desktop.ui.workers import wait_for_tasks
 
@@ -139,7 +140,9 @@ def test_run_needs_two_models_and_the_menu_lists_each_demo_once(
     dialog.ctx_spin.setValue(1024)
     dialog.temp_spin.setValue(0.2)
     dialog.cache_combo.setCurrentIndex(dialog.cache_combo.findData("q8_0"))
-    ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+    box = dialog.findChild(QDialogButtonBox)
+    assert box is not None
+    ok = box.button(QDialogButtonBox.StandardButton.Ok)
     qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
     first, second = page.board.columns
@@ -501,3 +504,54 @@ def test_closing_the_window_mid_run_ends_the_workers_and_keeps_the_comparison_re
     with History.open() as history:
         (summary,) = history.comparisons()
         assert summary.state == "cancelled"
+
+
+@pytest.mark.e2e
+def test_an_imported_suite_names_its_bad_line_runs_its_prompts_and_scores_the_checks(
+    qtbot: QtBot,
+    window: MainWindow,
+    demo_paths: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    page = compare_page(qtbot, window)
+    combo = page.setup.suite_combo
+    qtbot.waitUntil(lambda: combo.findData("chinese") >= 0, timeout=30_000)
+    assert all(combo.findData(name) >= 0 for name in builtin_names())
+    suite = tmp_path / "mine.csv"
+    suite.write_text(
+        "id,prompt,contains,max_tokens\n"
+        "capital,What is the capital of France? One word.,Paris,6\n"
+        "colour,Name a colour.,,6\n"
+        "broken,,Paris,6\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(suite), ""))
+    combo.activated.emit(combo.findData(IMPORT))  # "Import JSONL or CSV…"
+    qtbot.waitUntil(lambda: page.setup.suite() is not None, timeout=30_000)
+    label = page.setup.suite_label.text()
+    assert label.startswith("2 prompts")
+    assert "1 rows skipped: line 4: " in label
+    assert combo.currentText() == "File: mine.csv"
+    assert not page.setup.prompt_edit.isVisible()
+
+    add_model(page, SMOLLM2)
+    add_model(page, SMOLLM2)
+    result = run(qtbot, page)
+    assert [p.id for p in result.prompts] == ["capital", "colour"]
+    assert result.complete
+    checks = texts(page.results.model, SummaryModel.COL_CHECKS)
+    passed = [
+        sum(a.checks_passed or 0 for a in result.answers if a.contestant == c) for c in (0, 1)
+    ]
+    assert checks == [f"{n}/1" for n in passed]
+    board = page.board
+    assert board.prompt_combo.count() == 2
+    qtbot.mouseClick(board.next_button, Qt.MouseButton.LeftButton)
+    assert board.prompt == 1
+    for column in board.columns:
+        answer = result.answer(column.contestant, 1)
+        assert answer is not None
+        assert column.answer.text == answer.text
+    with History.open() as history:
+        assert history.comparison(result.id or 0).summary.suite == "mine"
