@@ -79,6 +79,8 @@ class CompareChart(QWidget):
         self._texts = []
         spots = []
         text_color = self.palette().color(QPalette.ColorRole.WindowText)
+        xs = [p.memory_bytes / MIB for p in points]
+        middle = (min(xs) + max(xs)) / 2 if xs else 0.0
         for point, label in zip(points, labels, strict=True):
             color = POINT_COLORS[point.contestant % len(POINT_COLORS)]
             x, y = point.memory_bytes / MIB, point.tokens_per_s
@@ -92,13 +94,14 @@ class CompareChart(QWidget):
                     "data": point.contestant,
                 }
             )
-            text = pg.TextItem(label, color=text_color, anchor=(0.0, 1.2))
+            # Names of points right of the middle go to their left: they stay in the plot.
+            anchor = (1.0, 1.2) if len(points) > 1 and x > middle else (0.0, 1.2)
+            text = pg.TextItem(label, color=text_color, anchor=anchor)
             text.setPos(x, y)
             item.addItem(text)
             self._texts.append(text)
         self.scatter.setData(spots)
         if points:
-            xs = [p.memory_bytes / MIB for p in points]
             ys = [p.tokens_per_s for p in points]
             pad_x = max(max(xs) - min(xs), max(xs) * 0.2, 1.0) * 0.35
             pad_y = max(max(ys) - min(ys), max(ys) * 0.2, 1.0) * 0.35
