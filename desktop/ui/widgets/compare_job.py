@@ -223,10 +223,13 @@ class CompareJob(QObject):
         self._run = run_task(work, on_done=done, on_failed=failed)
 
     def cancel(self) -> None:
-        """Ask the run to stop soon; ``finished`` follows with what was kept."""
+        """Ask the run to stop soon; ``finished`` follows with what was kept. The request goes
+        out on a thread of its own (it may kill a worker that is loading), not on the pool:
+        with the run on one pool thread and, say, a Playground answer on another, a cancel
+        queued on the pool would wait for that answer to end."""
         runner = self.runner
         if runner is not None:
-            run_task(lambda control: runner.cancel())
+            threading.Thread(target=runner.cancel, name="compare-cancel", daemon=True).start()
 
     def shutdown(self) -> None:
         """The page goes away: stop everything; no callback comes any more. The workers end
