@@ -498,9 +498,9 @@ def test_closing_the_window_mid_run_ends_the_workers_and_keeps_the_comparison_re
         lambda: page.board.columns[0].status_label.text() == "answering…", timeout=RUN_MS
     )
     assert [w for w in psutil.Process().children(recursive=True) if _is_worker(w)]
-    window.close()
-    assert wait_for_tasks(30_000)  # the run ends on the pool, with its workers
+    window.close()  # the page stops the run and waits for its thread to close the workers
     assert not [w for w in psutil.Process().children(recursive=True) if _is_worker(w)]
+    assert wait_for_tasks(30_000)
     with History.open() as history:
         (summary,) = history.comparisons()
         assert summary.state == "cancelled"

@@ -13,7 +13,7 @@ them, with the win rates.
 Scheduling is explicit: **fair** (one model at a time; the others say "queued (fair mode)") or
 **parallel**, refused with the numbers when the fit says the models do not fit together on the
 active profile. Runs are measured on this machine and stored in the history as every answer
-finishes (:class:`~desktop.ui.widgets.compare_job.CompareJob`, on the thread pool). Drawing
+finishes (:class:`~desktop.ui.widgets.compare_job.CompareJob`, on a thread of its own). Drawing
 pulls: the runner's events go into a feed that a GUI timer drains about 30 times a second; text
 figures refresh twice a second, and so do the summary and chart, only after an answer finished.
 
@@ -87,6 +87,7 @@ log = logging.getLogger(__name__)
 
 TICK_MS = 33  # ~30 Hz: streamed text, sparklines, statuses
 TEXT_TICK_MS = 500  # live figures (tokens/s, TTFT, memory) as text
+SHUTDOWN_WAIT_MS = 10_000
 CTX_STEP = 512
 DEFAULT_TEMPERATURE = 0.8
 DEFAULT_SEED = 1  # fixed, so a re-run compares like with like (as `llm-scout compare`)
@@ -770,8 +771,9 @@ class ComparePage(QWidget):
     # -- the end ----------------------------------------------------------------------------------
 
     def shutdown(self) -> None:
-        """The window closes (or is rebuilt): stop the run and its workers (on the pool), stop
-        the timers and stop following the state. Safe to call more than once."""
+        """The window closes (or is rebuilt): stop the run, stop the timers and stop following
+        the state, then wait (at most 10 s) until the run's thread has closed its workers: a
+        cancelled run ends within a token or a kill. Safe to call more than once."""
         if self._closed:
             return
         self._closed = True
@@ -782,6 +784,8 @@ class ComparePage(QWidget):
             self.state.library_changed.disconnect(self._on_state_library_changed)
         except (RuntimeError, TypeError):
             pass
+        if not self.job.wait(SHUTDOWN_WAIT_MS):
+            log.warning("the comparison did not end within %d ms", SHUTDOWN_WAIT_MS)
 
 
 def info_for(contestant: Contestant, index: int) -> ContestantInfo:

@@ -8,8 +8,9 @@ what to do with it (a refusal shows the numbers; nothing starts).
 
 :meth:`CompareJob.run` then runs the plan with a
 :class:`~desktop.core.compare.CompareRunner` on the pool, storing every answer in the history as
-it finishes. The runner's events go into :attr:`CompareJob.feed`, which the page drains on its
-timer; the finished result comes back as a signal. :meth:`CompareJob.cancel` asks the runner to
+it finishes, on a thread of its own (not the shared pool). The runner's events go into
+:attr:`CompareJob.feed`, which the page drains on its timer; the finished result comes back as
+a signal. :meth:`CompareJob.cancel` asks the runner to
 stop (the answers being generated end and are not kept; the comparison stays resumable), and
 the workers end with the run, on the pool: the GUI thread never waits for a process.
 
@@ -28,7 +29,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from desktop.core.compare import (
     CompareRunner,
@@ -99,6 +100,10 @@ class CompareJob(QObject):
         self._runner: CompareRunner | None = None
         self._prepare: TaskHandle | None = None
         self._run: TaskHandle | None = None
+        # The run has a thread of its own: a suite takes minutes, and on the shared pool (as
+        # many threads as cores) it would hold one of them all that time.
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
 
     @property
     def preparing(self) -> bool:
@@ -220,7 +225,12 @@ class CompareJob(QObject):
             self._run = None
             self.failed.emit(error)
 
-        self._run = run_task(work, on_done=done, on_failed=failed)
+        self._run = run_task(work, on_done=done, on_failed=failed, pool=self._pool)
+
+    def wait(self, timeout_ms: int = 30_000) -> bool:
+        """Wait until no run is left on the run's thread (at exit and in tests): after
+        :meth:`shutdown` its workers are closed then. False when ``timeout_ms`` passed."""
+        return bool(self._pool.waitForDone(timeout_ms))
 
     def cancel(self) -> None:
         """Ask the run to stop soon; ``finished`` follows with what was kept. The request goes
@@ -233,7 +243,7 @@ class CompareJob(QObject):
 
     def shutdown(self) -> None:
         """The page goes away: stop everything; no callback comes any more. The workers end
-        on the pool (the run's task closes them)."""
+        on the run's thread (its task closes them; :meth:`wait` for it)."""
         self.cancel_prepare()
         handle, self._run = self._run, None
         if handle is not None:
