@@ -30,7 +30,7 @@ MIB = 1024 * 1024
 GIB = 1024 * MIB
 WINDOW_S = 60.0  # the time axis shows a minute
 STEP_S = 5.0  # and moves on in steps: a moving axis would repaint all three plots every tick
-BAND_INTERVAL_S = 0.25  # the open phase's band grows at 4 Hz (it spans all three plots)
+BAND_INTERVAL_S = 0.5  # the open phase's band grows at 2 Hz (it spans all three plots)
 SPEED_CAPACITY = 30 * 60 * 30  # half an hour of points at 30 Hz
 MEMORY_CAPACITY = 10 * 60 * 30  # half an hour of readings at up to 10 Hz
 MAX_PHASES = 60  # bands kept on the plots (older ones are scrolled far out of view anyway)
@@ -191,23 +191,27 @@ class LivePlots(QWidget):
             plot.setXLink(self.speed_plot)
         self.gpu_plot.setYRange(0, 100, padding=0)
 
-        self.speed_curve = self.speed_plot.plot(pen=pg.mkPen(SPEED_COLOR, width=2))
+        self.speed_curve = self._curve(self.speed_plot, pen=pg.mkPen(SPEED_COLOR, width=2))
         self.speed_curve.setObjectName("speedCurve")
         self.predicted_speed_line = self._predicted_line(self.speed_plot, SPEED_COLOR)
         # The RSS area (filled from 0) shows the file-backed pages above the private area drawn
         # over it: the top edge is the RSS that the predicted RAM is compared with.
-        self.rss_curve = self.memory_plot.plot(
-            pen=pg.mkPen(FILE_COLOR, width=1), fillLevel=0, brush=_color(FILE_COLOR, 150)
+        self.rss_curve = self._curve(
+            self.memory_plot,
+            pen=pg.mkPen(FILE_COLOR, width=1),
+            fillLevel=0,
+            brush=_color(FILE_COLOR, 150),
         )
-        self.private_curve = self.memory_plot.plot(
+        self.private_curve = self._curve(
+            self.memory_plot,
             pen=pg.mkPen(PRIVATE_COLOR, width=1.5),
             fillLevel=0,
             brush=_color(PRIVATE_COLOR, 170),
         )
-        self.vram_curve = self.memory_plot.plot(pen=pg.mkPen(VRAM_COLOR, width=2))
+        self.vram_curve = self._curve(self.memory_plot, pen=pg.mkPen(VRAM_COLOR, width=2))
         self.predicted_ram_line = self._predicted_line(self.memory_plot, PRIVATE_COLOR)
         self.predicted_vram_line = self._predicted_line(self.memory_plot, VRAM_COLOR)
-        self.gpu_curve = self.gpu_plot.plot(pen=pg.mkPen(GPU_COLOR, width=2))
+        self.gpu_curve = self._curve(self.gpu_plot, pen=pg.mkPen(GPU_COLOR, width=2))
         self.gpu_text = pg.TextItem(anchor=(0.5, 0.5))
         self.gpu_text.setParentItem(self.gpu_plot.getViewBox())
         self.gpu_plot.getViewBox().sigResized.connect(self._place_gpu_text)
@@ -223,14 +227,19 @@ class LivePlots(QWidget):
         plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
-        plot.setClipToView(True)
-        plot.setDownsampling(auto=True, mode="peak")
-        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.showGrid(x=False, y=True, alpha=0.15)
         plot.setLabel("left", label)
         plot.getAxis("left").setWidth(58)
         plot.getAxis("bottom").setStyle(showValues=False)
         plot.getViewBox().setDefaultPadding(0.0)
         return plot
+
+    def _curve(self, plot: pg.PlotItem, **options: object) -> pg.PlotCurveItem:
+        """A bare curve item: the data handed to it is already cut to the visible minute
+        (``_visible``), so PlotDataItem's clipping and downsampling would only cost time."""
+        curve = pg.PlotCurveItem(**options)
+        plot.addItem(curve)
+        return curve
 
     def _predicted_line(self, plot: pg.PlotItem, color: str) -> pg.InfiniteLine:
         line = pg.InfiniteLine(
@@ -488,8 +497,8 @@ class LivePlots(QWidget):
             top = 1.0
         current = self._y_max.get(key)
         if current is None or top > current / 1.05 or top < current * 0.6:
-            self._y_max[key] = top * 1.3  # room above the highest line for its label
-            plot.setYRange(0, top * 1.3, padding=0)
+            self._y_max[key] = top * 1.45  # room above the highest line for its label
+            plot.setYRange(0, top * 1.45, padding=0)
 
     def _set_x_range(self, x_now: float) -> None:
         right = max(WINDOW_S, math.ceil((x_now + 1.0) / STEP_S) * STEP_S)

@@ -1,0 +1,244 @@
+"""The Playground window while a demo model streams: GUI stalls and what the window costs.
+
+The real window (offscreen, 1280x800) with the Playground page loads SmolLM2 135M and answers a
+prompt with the plots on. Two measurements:
+
+- stall: a 5 ms ``QTimer`` heartbeat runs in the window's event loop while the answer streams;
+  the longest gap between two beats minus 5 ms is the longest time the GUI could not react.
+  Target <= 50 ms.
+- speed: generation tokens/s of the answer inside the window (its ``RunReport``) against
+  ``llm-scout run`` on the same model, context, threads, prompt, sampling and seed (the same
+  tokens), in a separate process. The two alternate (W,C / C,W) for ``--rounds`` rounds; the
+  table prints each ratio W/C and their median. Target >= 0.97.
+
+Both sides measure generation tokens/s by the engine's one definition, ``(n - 1) / (t_last -
+t_first)`` over token arrival times at the client. Runs are separated by a short pause (llama.cpp's
+OpenMP threads spin for a moment after a decode).
+
+Run: ``.venv/bin/python benchmarks/ui_playground.py [--rounds 6] [--tokens 200]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SCREEN = ROOT / "tests" / "fixtures" / "offscreen_screen.json"
+os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={SCREEN}")
+HOME = tempfile.mkdtemp(prefix="ui-playground-bench-")
+os.environ["LLM_SCOUT_HOME"] = HOME  # the benchmark's own settings, library and window state
+
+from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer, SignalInstance  # noqa: E402, TID251
+from PySide6.QtWidgets import QApplication  # noqa: E402, TID251
+
+from benchmarks._common import median, print_markdown_table  # noqa: E402
+from desktop.core import demo  # noqa: E402
+from desktop.core.engine import Answer  # noqa: E402
+from desktop.core.workspace import Workspace  # noqa: E402
+from desktop.ui.main_window import MainWindow  # noqa: E402
+from desktop.ui.pages.playground import PlaygroundPage  # noqa: E402
+from desktop.ui.state import AppState  # noqa: E402
+from desktop.ui.theme import apply_theme  # noqa: E402
+from desktop.ui.workers import wait_for_tasks  # noqa: E402
+
+N_CTX = 1024
+PROMPT = (
+    "Write a short story about a lighthouse keeper who finds a message in a bottle. "
+    "Describe the sea, the weather and what the message says."
+)
+TEMPERATURE = 0.0  # greedy: both sides produce the same tokens
+SEED = 7
+HEARTBEAT_MS = 5
+SETTLE_S = 0.5
+TARGET_STALL_MS = 50.0
+TARGET_RATIO = 0.97
+
+
+def wait_for(signal: SignalInstance, timeout_s: float) -> list[Any]:
+    """Run the window's event loop (``QEventLoop.exec``, as the app does) until ``signal``."""
+    loop = QEventLoop()
+    got: list[Any] = []
+
+    def arrived(*args: Any) -> None:
+        got.append(args[0] if args else None)
+        loop.quit()
+
+    signal.connect(arrived)
+    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
+    loop.exec()
+    signal.disconnect(arrived)
+    if not got:
+        raise SystemExit("timed out")
+    return got
+
+
+class Heartbeat:
+    """A 5 ms timer in the GUI's event loop; records the longest gap between beats."""
+
+    def __init__(self) -> None:
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(HEARTBEAT_MS)
+        self.timer.timeout.connect(self._beat)
+        self.clock = QElapsedTimer()
+        self.gaps: list[float] = []
+
+    def start(self) -> None:
+        self.gaps = []
+        self.clock.start()
+        self.timer.start()
+
+    def _beat(self) -> None:
+        self.gaps.append(self.clock.nsecsElapsed() / 1e6)
+        self.clock.restart()
+
+    def stop(self) -> float:
+        """The longest stall in milliseconds (longest gap minus the beat's own 5 ms)."""
+        self.timer.stop()
+        return max(self.gaps, default=0.0) - HEARTBEAT_MS
+
+
+def in_window(
+    page: PlaygroundPage, tokens: int, beat: Heartbeat
+) -> tuple[float, float, float, str]:
+    """One answer in the window: (generation tokens/s, longest stall ms, the window
+    process's CPU time in % of one core while it streamed, text)."""
+    page.clear_conversation()
+    settings = page.chat_settings
+    settings.temperature.setValue(TEMPERATURE)
+    settings.seed.setValue(SEED)
+    settings.max_tokens.setValue(tokens)
+    beat.start()
+    wall, cpu = time.perf_counter(), time.process_time()
+    assert page.send(PROMPT)
+    answer = wait_for(page.answer_finished, 600)[0]
+    cpu_pct = (time.process_time() - cpu) / (time.perf_counter() - wall) * 100
+    stall = beat.stop()
+    assert isinstance(answer, Answer)
+    rate = answer.report.metrics.tokens_per_s
+    assert rate is not None
+    return rate, stall, cpu_pct, answer.text
+
+
+def in_cli(model: Path, tokens: int, threads: int) -> tuple[float, str]:
+    """The same answer from ``llm-scout run --json`` in its own process."""
+    command = [
+        sys.executable, "-c", "import sys; from desktop.entry import main; sys.exit(main())",
+        "run", str(model), "--prompt", PROMPT,
+        "--ctx", str(N_CTX), "--threads", str(threads), "--temp", str(TEMPERATURE),
+        "--seed", str(SEED), "--max-tokens", str(tokens), "--json",
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"llm-scout run failed: {done.stderr.strip()}")
+    document = json.loads(done.stdout)
+    return float(document["generation_tokens_per_s"]), str(document["text"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=6, help="window/CLI pairs (>= 4)")
+    parser.add_argument("--tokens", type=int, default=200, help="most tokens per answer")
+    args = parser.parse_args(argv)
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    apply_theme(app, "light")
+    state = AppState(Workspace.load())
+    QTimer.singleShot(0, state.probe_this_machine)
+    wait_for(state.profile_changed, 120)
+    window = MainWindow(state)
+    window.resize(1280, 800)
+    window.show()
+    page = window.show_page("playground")
+    assert isinstance(page, PlaygroundPage)
+    model = demo.smollm2_path()
+    page.open_model(model)
+    while page.model is None:
+        wait_for(page.load_panel.settings_changed, 120)  # the model's facts arrived
+    page.load_panel.ctx_spin.setValue(N_CTX)
+    threads = page.load_panel.threads_spin.value()
+    QTimer.singleShot(0, lambda: page.load(confirm=False))
+    wait_for(page.model_loaded, 300)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    sys.stdout.write(
+        f"ui_playground: SmolLM2 135M Q4_1, n_ctx {N_CTX}, {threads} threads, up to "
+        f"{args.tokens} tokens, seed {SEED}; {args.rounds} rounds; window 1280x800 offscreen; "
+        f"load average {load[0]:.2f}\n\n"
+    )
+    beat = Heartbeat()
+    in_window(page, 16, beat)  # warm-up: first decodes fault pages in
+    in_cli(model, 16, threads)
+    rows: list[list[object]] = []
+    ratios: list[float] = []
+    stalls: list[float] = []
+    cpus: list[float] = []
+    same_text = True
+    for i in range(args.rounds):
+        if i % 2 == 0:
+            window_rate, stall, cpu_pct, window_text = in_window(page, args.tokens, beat)
+            time.sleep(SETTLE_S)
+            cli_rate, cli_text = in_cli(model, args.tokens, threads)
+        else:
+            cli_rate, cli_text = in_cli(model, args.tokens, threads)
+            time.sleep(SETTLE_S)
+            window_rate, stall, cpu_pct, window_text = in_window(page, args.tokens, beat)
+        time.sleep(SETTLE_S)
+        same_text = same_text and window_text == cli_text
+        ratio = window_rate / cli_rate
+        ratios.append(ratio)
+        stalls.append(stall)
+        order = "W,C" if i % 2 == 0 else "C,W"
+        cpus.append(cpu_pct)
+        rows.append([i + 1, order, window_rate, cli_rate, ratio, stall, cpu_pct])
+    print_markdown_table(
+        (
+            "round",
+            "order",
+            "window t/s",
+            "llm-scout run t/s",
+            "W/C",
+            "longest stall ms",
+            "window CPU % of a core",
+        ),
+        rows,
+    )
+    sys.stdout.write("\n")
+    print_markdown_table(
+        (
+            "median W/C",
+            "target",
+            "longest stall ms (max)",
+            "median stall ms",
+            "target",
+            "median window CPU %",
+            "same text",
+        ),
+        [
+            [
+                median(ratios),
+                f">= {TARGET_RATIO}",
+                max(stalls),
+                median(stalls),
+                f"<= {TARGET_STALL_MS:.0f}",
+                median(cpus),
+                "yes" if same_text else "no",
+            ]
+        ],
+    )
+    window.close()  # the page ends its worker on the thread pool
+    wait_for_tasks(30_000)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
