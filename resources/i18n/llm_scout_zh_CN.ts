@@ -246,7 +246,7 @@
         <translation>模型的中文能力是否好（中文）。</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+100"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
     </message>
@@ -267,8 +267,8 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>The publisher&apos;s size, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
-        <translation>发布者给出的大小，尚未与 Hub 核对（`llm-scout catalog refresh` 会核对）。</translation>
+        <source>Estimated from the model&apos;s shapes and the quant&apos;s tensor types, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
+        <translation>根据模型结构和该量化方式的张量类型估算，尚未与 Hub 核对（`llm-scout catalog refresh` 会核对）。</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -689,7 +689,7 @@
         <translation>生成 tokens/s</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="+53"/>
         <source>Up and left is better: faster and smaller. Marker size: checks passed, else the win rate (hollow: neither known).</source>
         <translation>越靠左上越好：更快、更省内存。标记大小：通过的检查数，没有检查时为胜率（空心：两者都未知）。</translation>
     </message>
@@ -712,7 +712,7 @@
         <translation>修改设置</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+5"/>
         <source>Take this model out of the comparison</source>
         <translation>将此模型移出对比</translation>
     </message>
@@ -725,12 +725,12 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+156"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+157"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location line="+145"/>
+        <location line="+143"/>
         <source>Import a prompt suite</source>
         <translation>导入提示词集</translation>
     </message>
@@ -750,12 +750,12 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+44"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
     <message>
-        <location line="+118"/>
+        <location line="+112"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
@@ -1051,7 +1051,7 @@
         <translation>打开 GGUF 文件…</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+15"/>
         <source>%1 (%2 prompts)</source>
         <translation>%1（%2 个提示词）</translation>
     </message>
@@ -1962,7 +1962,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-343"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-345"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -4663,7 +4663,7 @@
 <context>
     <name>Sparkline</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_column.py" line="-47"/>
+        <location filename="../../desktop/ui/widgets/compare_column.py" line="-46"/>
         <source>Generation tokens/s while the answers streamed</source>
         <translation>回答生成过程中的 tokens/s</translation>
     </message>

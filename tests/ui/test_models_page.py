@@ -163,6 +163,14 @@ def test_every_catalog_variant_is_a_row_with_the_cores_verdict(
     assert cell(page, "qwen3-30b-a3b:Q4_K_M", C.COL_PARAMS) == "30.5B (A3.3B)"
     # Sizes the Hub has not confirmed carry a mark; the verdict cell explains itself.
     assert cell(page, "qwen2.5-7b-instruct:Q4_K_M", C.COL_SIZE).startswith("~")
+    # ... and are the fit's, estimated from the shapes: the same file the CLI and the
+    # detail panel's download size count, in the order of the quants.
+    shown = entry(page, "qwen2.5-7b-instruct:Q4_K_M").fit
+    assert shown is not None
+    assert shown.download_bytes is not None
+    assert cell(page, "qwen2.5-7b-instruct:Q4_K_M", C.COL_SIZE) == "~" + fmt.size(
+        shown.download_bytes, 1
+    )
     verdict_index = page.model.index(page.model.row_of("qwen2.5-7b-instruct:Q4_K_M"), C.COL_VERDICT)
     assert page.model.data(verdict_index, Qt.ItemDataRole.ToolTipRole)
     for column in range(C.COLUMN_COUNT):

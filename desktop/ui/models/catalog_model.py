@@ -381,6 +381,8 @@ class CatalogTableModel(QAbstractTableModel):
             return variant.quant
         if column == self.COL_SIZE:
             size = variant.size_bytes
+            if not variant.verified and entry.fit is not None and entry.fit.download_bytes:
+                size = entry.fit.download_bytes  # from the shapes, as the fit counts it
             if size is None:
                 return "-"
             text = fmt.size(size, 1 if size >= 1 << 30 else 0)
@@ -453,8 +455,8 @@ class CatalogTableModel(QAbstractTableModel):
             if variant.verified:
                 return self.tr("Size checked against the Hub.")
             return self.tr(
-                "The publisher's size, not verified against the Hub (`llm-scout catalog "
-                "refresh` checks it)."
+                "Estimated from the model's shapes and the quant's tensor types, not verified "
+                "against the Hub (`llm-scout catalog refresh` checks it)."
             )
         if column == self.COL_LICENCE:
             licence = model.license
