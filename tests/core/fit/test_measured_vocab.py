@@ -3,7 +3,8 @@
 With two layers of 64 values the tokenizer's tables are most of the process, so these runs check
 the per-token and per-merge terms (and the load's own peak) directly: within -5%..+10% of the
 peak RSS. The demo tokenizers are always here; llama.cpp's vocab files (Llama 3: 280,147 merges,
-Qwen 2) only once ``tests.fixtures.tiny_models.fetch_vocab_files()`` has run, else skipped.
+Qwen 2) come from the llama-cpp-python sdist (``tests.fixtures.tiny_models.fetch_vocab_files()``,
+``pip download`` once, from pip's cache when it built llama-cpp-python from source).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 from desktop.core.fit import FitTarget, estimate
 from desktop.core.gguf import read_gguf
 from desktop.core.hardware import probe
-from tests.fixtures.tiny_models import find_vocab_file, write_tiny_model
+from tests.fixtures.tiny_models import fetch_vocab_files, find_vocab_file, write_tiny_model
 
 MEASURE = Path(__file__).resolve().parents[3] / "benchmarks" / "_measure_memory.py"
 
@@ -27,7 +28,8 @@ MEASURE = Path(__file__).resolve().parents[3] / "benchmarks" / "_measure_memory.
 @pytest.mark.parametrize("tokenizer", ["smollm2", "gemma3", "llama-bpe", "qwen2"])
 def test_peak_rss_of_a_tokenizer_heavy_model(tmp_path: Path, tokenizer: str) -> None:
     if tokenizer not in ("smollm2", "gemma3") and find_vocab_file(tokenizer) is None:
-        pytest.skip(f"ggml-vocab-{tokenizer}.gguf is not on this machine")
+        fetch_vocab_files()
+        assert find_vocab_file(tokenizer) is not None, f"no {tokenizer} vocab in the sdist"
     path = write_tiny_model(
         tmp_path / f"{tokenizer}.gguf",
         arch="llama",
