@@ -179,9 +179,10 @@ def run_catalog(args: argparse.Namespace) -> int:
     )
     sys.stdout.write(
         f"\n{len(rows)} variants. verdict: gpu = every layer on the GPU, partial N/M = N of M "
-        "layers on the GPU, cpu = runs in RAM, no = does not fit; '!': the context is past the "
-        "model's trained length; zh: speaks Chinese; '~': size estimated from the model's "
-        "shapes, not verified against the Hub (run 'llm-scout catalog refresh').\n"
+        "layers on the GPU, cpu = runs in RAM, no = does not fit, unsupported = this machine "
+        "cannot run the format (AWQ without an NVIDIA GPU of compute capability 7.5+); '!': the "
+        "context is past the model's trained length; zh: speaks Chinese; '~': size estimated from "
+        "the model's shapes, not verified against the Hub (run 'llm-scout catalog refresh').\n"
     )
     if calibration is not None:
         where = (
@@ -221,7 +222,9 @@ def _verdict_text(row: FitRow) -> str:
     if fit is None:
         return "?"
     text = str(fit.verdict)
-    if fit.verdict == "partial":
+    if fit.unsupported:
+        text = "unsupported"
+    elif fit.verdict == "partial":
         text = f"partial {fit.n_gpu_layers}/{fit.n_layers}"
     return text + ("!" if fit.past_trained_ctx else "")
 

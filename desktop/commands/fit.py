@@ -138,7 +138,10 @@ def _print_human(result: FitResult, profile_name: str) -> None:
         if result.n_gpu_layers == result.n_layers:
             verdict += ", output layer on the CPU"
     out.write(f"{result.label} on {profile_name}, context {result.n_ctx} tokens\n")
-    out.write(f"Verdict: {verdict} ({result.need_text()})\n")
+    if result.unsupported:
+        out.write(f"Verdict: not supported here: {result.unsupported}.\n")
+    else:
+        out.write(f"Verdict: {verdict} ({result.need_text()})\n")
     if result.past_trained_ctx:
         out.write(
             f"Warning: past the trained context ({result.n_ctx_train:,} tokens); "

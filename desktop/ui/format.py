@@ -82,6 +82,8 @@ def verdict_word(result: FitResult | None) -> str:
         )
     if result.verdict == "cpu":
         return QCoreApplication.translate("Format", "CPU")
+    if result.unsupported:
+        return QCoreApplication.translate("Format", "not supported")
     return QCoreApplication.translate("Format", "no")
 
 
@@ -102,6 +104,10 @@ def verdict_tooltip(result: FitResult | None) -> str:
         )
     if result.verdict == "cpu":
         return QCoreApplication.translate("Format", "Runs on the CPU, in RAM.")
+    if result.unsupported:
+        return QCoreApplication.translate(
+            "Format", "Not supported here: AWQ needs an NVIDIA GPU with compute capability 7.5+."
+        )
     return QCoreApplication.translate(
         "Format", "Does not fit on this hardware at this context length."
     )

@@ -1973,6 +1973,11 @@
         <translation>CPU</translation>
     </message>
     <message>
+        <location line="+2"/>
+        <source>not supported</source>
+        <translation>不支持</translation>
+    </message>
+    <message>
         <location line="+1"/>
         <source>no</source>
         <translation>放不下</translation>
@@ -1998,7 +2003,12 @@
         <translation>在 CPU 上运行，使用内存。</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
+        <source>Not supported here: AWQ needs an NVIDIA GPU with compute capability 7.5+.</source>
+        <translation>此处不支持：AWQ 需要计算能力 7.5 及以上的 NVIDIA GPU。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Does not fit on this hardware at this context length.</source>
         <translation>在这个上下文长度下，这台硬件放不下。</translation>
     </message>

@@ -134,14 +134,17 @@ def english_after(qapp: QApplication) -> Iterator[None]:
 
 
 def test_format_texts_follow_the_language(qapp: QApplication, english_after: None) -> None:
-    no = cast(FitResult, SimpleNamespace(verdict="no"))
+    no = cast(FitResult, SimpleNamespace(verdict="no", unsupported=""))
+    awq = cast(FitResult, SimpleNamespace(verdict="no", unsupported="AWQ needs NVIDIA"))
     assert install_language(qapp, "zh_CN") == "zh_CN"
     assert QLocale().name() == "zh_CN"
     assert fmt.verdict_word(no) == "放不下"
+    assert fmt.verdict_word(awq) == "不支持"
     assert fmt.seconds(100) == "1 分 40 秒"
     assert fmt.seconds(0.25) == "250 毫秒"
     install_language(qapp, "en")
     assert fmt.verdict_word(no) == "no"
+    assert fmt.verdict_word(awq) == "not supported"
     assert fmt.seconds(100) == "1 min 40 s"
 
 

@@ -473,6 +473,8 @@ def test_the_ram_bar_shows_what_must_stay_resident_and_the_page_cache_apart(
     assert fmt.size(fit.page_cache_bytes) in detail.full_context_label.text()
     bigger = entry(page, "qwen2.5-7b-instruct:Q5_K_M")
     assert (entry(page, variant_id).memory_bytes or 0) < (bigger.memory_bytes or 0)
+    # No NVIDIA GPU: the AWQ variant is not "too big", it cannot run here at all.
+    assert cell(page, "qwen2.5-7b-instruct:AWQ", C.COL_VERDICT).startswith("not supported")
 
 
 def test_sorting_by_parameters_and_memory_is_numeric(qtbot: QtBot, page: ModelsPage) -> None:

@@ -48,11 +48,10 @@ def estimate_awq(
     kv = shape.range_bytes(n_ctx, 0, arch.n_layers)
     need = target.weights_bytes + kv + cal.vllm_overhead_bytes
     chosen: list[Device] = []
+    unsupported = ""
     if not eligible:
-        reasons.append(
-            "AWQ models need an NVIDIA GPU with compute capability 7.5 or newer "
-            "(vLLM); this machine has none."
-        )
+        unsupported = "AWQ models need an NVIDIA GPU with compute capability 7.5 or newer (vLLM)"
+        reasons.append(f"{unsupported}; this machine has none.")
     else:
         by_free = sorted(eligible, key=lambda d: d.capacity, reverse=True)
         if need <= by_free[0].capacity:
@@ -117,6 +116,7 @@ def estimate_awq(
         ram_available_bytes=profile.memory.available_bytes,
         vram_free_bytes=tuple(d.capacity for d in eligible),
         n_ctx_train=arch.n_ctx_train,
+        unsupported=unsupported,
         **target_facts(target, disk),
     )
 

@@ -326,6 +326,7 @@ class FitResult:
     vram_free_bytes: tuple[int, ...] = ()
     n_ctx_train: int = 0
     page_cache_bytes: int = 0
+    unsupported: str = ""  # why this machine cannot run the format at all ("" when it can)
 
     @property
     def past_trained_ctx(self) -> bool:
@@ -355,6 +356,7 @@ class FitResult:
             "max_ctx": self.max_ctx,
             "fits_disk": self.fits_disk,
             "past_trained_ctx": self.past_trained_ctx,
+            "unsupported": self.unsupported or None,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -392,6 +394,7 @@ class FitResult:
             "page_cache_bytes": self.page_cache_bytes,
             "n_ctx_train": self.n_ctx_train,
             "past_trained_ctx": self.past_trained_ctx,
+            "unsupported": self.unsupported or None,
             "reasons": list(self.reasons),
         }
 

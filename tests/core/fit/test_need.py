@@ -48,3 +48,29 @@ def test_with_gpu_layers_the_need_names_both_memories() -> None:
     assert text.startswith("needs ")
     assert " VRAM free and " in text
     assert text.endswith(" RAM available")
+
+
+def test_awq_without_a_capable_nvidia_gpu_is_not_supported_here(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from desktop.core.hardware import load_profile
+
+    model, variant = load_catalog().variant("qwen2.5-7b-instruct:AWQ")
+    target = FitTarget.from_variant(model, variant)
+    cpu_only = estimate(target, load_profile("laptop-16gb-cpu"), n_ctx=4096)
+    assert cpu_only.verdict == "no"
+    assert "compute capability 7.5" in cpu_only.unsupported
+    assert cpu_only.summary_dict()["unsupported"] == cpu_only.unsupported
+    nvidia = estimate(target, load_profile("rtx-3060-12gb"), n_ctx=4096)
+    assert nvidia.verdict == "gpu"
+    assert nvidia.unsupported == ""
+    assert cli.main(["fit", "qwen2.5-7b-instruct:AWQ", "--profile", "laptop-16gb-cpu"]) == 0
+    verdict_line = capsys.readouterr().out.splitlines()[1]
+    assert verdict_line.startswith("Verdict: not supported here: AWQ models need an NVIDIA GPU")
+    assert cli.main(["catalog", "--search", "qwen2.5-7b", "--profile", "laptop-16gb-cpu"]) == 0
+    row = next(
+        line
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("qwen2.5-7b-instruct:AWQ")
+    )
+    assert "unsupported" in row.split()
