@@ -165,11 +165,11 @@ def test_every_catalog_variant_is_a_row_with_the_cores_verdict(
     assert cell(page, "qwen2.5-7b-instruct:Q4_K_M", C.COL_SIZE).startswith("~")
     # ... and are the fit's, estimated from the shapes: the same file the CLI and the
     # detail panel's download size count, in the order of the quants.
-    shown = entry(page, "qwen2.5-7b-instruct:Q4_K_M").fit
-    assert shown is not None
-    assert shown.download_bytes is not None
+    q4_fit = entry(page, "qwen2.5-7b-instruct:Q4_K_M").fit
+    assert q4_fit is not None
+    assert q4_fit.download_bytes is not None
     assert cell(page, "qwen2.5-7b-instruct:Q4_K_M", C.COL_SIZE) == "~" + fmt.size(
-        shown.download_bytes, 1
+        q4_fit.download_bytes, 1
     )
     verdict_index = page.model.index(page.model.row_of("qwen2.5-7b-instruct:Q4_K_M"), C.COL_VERDICT)
     assert page.model.data(verdict_index, Qt.ItemDataRole.ToolTipRole)
