@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop.core.engine import LoadSettings, RunReport
 from desktop.core.engine import protocol as p
+from desktop.core.fit import record_run as record_calibration
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile
 from desktop.core.history import History, settings_dict
 from desktop.ui.workers import TaskControl, run_task
@@ -34,6 +35,8 @@ class StoredAnswer:
 
     ``extra``: more settings keys (the chat template, the profile the prediction was for);
     ``error``/``error_kind``: the answer was cut off by a failure (``report.text`` is what came).
+    ``loaded``: the worker's load facts when the answer also calibrates this machine's
+    estimates (its prediction was for this machine and it finished), else None.
     """
 
     report: RunReport
@@ -48,6 +51,7 @@ class StoredAnswer:
     error: str | None = None
     error_kind: str | None = None
     source: str = "playground"
+    loaded: p.Loaded | None = None
 
 
 def store_answer(answer: StoredAnswer) -> int:
@@ -66,6 +70,8 @@ def store_answer(answer: StoredAnswer) -> int:
             error=answer.error,
             error_kind=answer.error_kind,
         )
+    if answer.loaded is not None and answer.profile is not None and answer.error is None:
+        record_calibration(answer.report, answer.loaded, answer.profile, label=answer.label)
     return record.id
 
 

@@ -3918,7 +3918,7 @@
 <context>
     <name>Metrics</name>
     <message>
-        <location filename="../../desktop/ui/widgets/metrics_panel.py" line="+32"/>
+        <location filename="../../desktop/ui/widgets/metrics_panel.py" line="+31"/>
         <source>the model ended its answer</source>
         <translation>模型自行结束了回答</translation>
     </message>
@@ -4017,19 +4017,14 @@
     </message>
     <message>
         <location line="+15"/>
-        <location line="+61"/>
+        <location line="+58"/>
         <source>Ask something to measure an answer.</source>
         <translation>提一个问题，测量一次回答。</translation>
     </message>
     <message>
-        <location line="-49"/>
-        <source>Store as calibration</source>
-        <translation>保存为校准数据</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Storing predicted/measured pairs to calibrate the estimates for this machine comes with the calibration store in a later version.</source>
-        <translation>保存预测/实测数据对来校准本机的估算，将随校准存储功能在以后的版本中提供。</translation>
+        <location line="-46"/>
+        <source>Each finished answer also calibrates the estimates for this machine (from the second one on; llm-scout fit --uncalibrated shows the raw model).</source>
+        <translation>每个完成的回答也会用来校准本机的估算（从第二个回答起生效；llm-scout fit --uncalibrated 显示未校准的模型估算）。</translation>
     </message>
 </context>
 <context>
@@ -4474,7 +4469,7 @@
         <translation>结束原因：%1</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+58"/>
         <source>Loading failed: %1</source>
         <translation>加载失败：%1</translation>
     </message>

@@ -23,6 +23,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.engine import Answer, RunReport
 from desktop.core.engine import protocol as p
+from desktop.core.fit import CalibrationStore, machine_fingerprint
 from desktop.core.hardware import load_profile
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pages.playground import PlaygroundPage
@@ -255,7 +256,15 @@ def test_a_real_chat_streams_into_the_transcript_and_every_plot(
     assert page.metrics_panel.cells["ram"][1].text() != "-"
     assert "%" in page.metrics_panel.cells["ram"][2].text()
     assert "t/s" in page.metrics_panel.cells["speed"][1].text()
-    assert not page.metrics_panel.calibrate_button.isEnabled()
+    # The finished answer on this machine also calibrates its estimates (as `llm-scout run`).
+    qtbot.waitUntil(lambda: page.recorder.pending == 0, timeout=10_000)
+    entries = CalibrationStore().load()
+    assert [e.source for e in entries] == ["run"]
+    assert entries[0].generated_tokens == report.metrics.generated_tokens
+    assert entries[0].predicted_tokens_per_s == report.predicted_tokens_per_s
+    this_machine = page.state.this_machine
+    assert this_machine is not None
+    assert entries[0].machine == machine_fingerprint(this_machine)
     summary = page.chat.answer_label.text()
     for word in ("TTFT", "prompt", "t/s", "stop:"):
         assert word in summary

@@ -642,6 +642,8 @@ class PlaygroundPage(QWidget):
                 extra=extra,
                 error=error,
                 error_kind=error_kind,
+                # The prediction was for this machine: the answer calibrates its estimates.
+                loaded=loaded if not self.state.what_if and error is None else None,
             )
         )
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
-    QHBoxLayout,
     QLabel,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -125,19 +124,16 @@ class MetricsPanel(QFrame):
         self.warning.setStyleSheet("color: #c0392b;")
         self.warning.setVisible(False)
         outer.addWidget(self.warning)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        self.calibrate_button = QPushButton(self.tr("Store as calibration"))
-        self.calibrate_button.setObjectName("calibrateButton")
-        self.calibrate_button.setEnabled(False)
-        self.calibrate_button.setToolTip(
+        self.calibration_label = QLabel(
             self.tr(
-                "Storing predicted/measured pairs to calibrate the estimates for this machine "
-                "comes with the calibration store in a later version."
+                "Each finished answer also calibrates the estimates for this machine (from the "
+                "second one on; llm-scout fit --uncalibrated shows the raw model)."
             )
         )
-        buttons.addWidget(self.calibrate_button)
-        outer.addLayout(buttons)
+        self.calibration_label.setObjectName("calibrationNote")
+        self.calibration_label.setWordWrap(True)
+        self.calibration_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        outer.addWidget(self.calibration_label)
 
     def _set(self, key: str, predicted: str, measured: str, error: str) -> None:
         for cell, text in zip(self.cells[key], (predicted, measured, error), strict=True):
