@@ -135,7 +135,7 @@
 <context>
     <name>CatalogTableModel</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+290"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+293"/>
         <source>Family</source>
         <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column.</extracomment>
         <translation>系列</translation>
@@ -1962,7 +1962,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-345"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-346"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -4120,7 +4120,12 @@
         <translation>数据来自磁盘上的文件。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+2"/>
+        <source>Calibrated from %1 measured runs.</source>
+        <translation>已根据 %1 次实测运行校准。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>No GPU in this profile: models run in RAM.</source>
         <translation>此配置没有 GPU：模型在内存中运行。</translation>
     </message>

@@ -650,3 +650,44 @@ def test_the_page_at_1280x800_shows_every_main_column_and_the_detail_panel(
     image = window.grab()
     assert image.width() >= 1280
     assert image.save(str(tmp_path / "models_page_1280x800.png"))
+
+
+def test_this_machines_own_runs_calibrate_the_catalog_and_the_panel_says_so(
+    qtbot: QtBot, window: MainWindow, page: ModelsPage, state: AppState
+) -> None:
+    """Two runs measured at half the predicted speed: back on this machine the catalog's speeds
+    halve and the detail panel says it is calibrated; a what-if profile stays raw."""
+    from desktop.core.fit import CalibrationEntry, CalibrationStore, machine_fingerprint
+
+    variant_id = "qwen2.5-7b-instruct:Q4_K_M"
+    raw = entry(page, variant_id).fit
+    assert raw is not None
+    assert raw.tokens_per_s is not None
+    this = state.this_machine
+    assert this is not None
+    store = CalibrationStore()
+    for k in range(2):
+        store.add(
+            CalibrationEntry(
+                machine=machine_fingerprint(this),
+                source="run",
+                model="smollm2",
+                device="cpu",
+                n_gpu_layers=0,
+                n_ctx=2048,
+                generated_tokens=64,
+                predicted_tokens_per_s=100.0,
+                measured_tokens_per_s=50.0,
+                time=1000.0 + k,
+            )
+        )
+    choose_profile(qtbot, window, f"what-if:{SMALL_PROFILE}")
+    choose_profile(qtbot, window, "this")
+    calibrated = entry(page, variant_id)
+    assert calibrated.calibration_runs == 2
+    assert calibrated.fit is not None
+    assert calibrated.fit.tokens_per_s == pytest.approx(raw.tokens_per_s * 0.5, rel=0.01)
+    click_row(qtbot, page, variant_id)
+    assert "Calibrated from 2 measured runs." in page.detail.context_label.text()
+    choose_profile(qtbot, window, f"what-if:{GPU_PROFILE}")
+    assert entry(page, variant_id).calibration_runs == 0

@@ -60,7 +60,8 @@ class CatalogEntry:
     """One variant and what is known about it here.
 
     ``fit`` is None before the first estimate and when the variant could not be estimated
-    (``error`` says why). ``path``: the file (or AWQ folder) on this machine, ``origin`` where it
+    (``error`` says why); ``calibration_runs``: how many of its machine's own runs calibrated
+    it (0: the raw model). ``path``: the file (or AWQ folder) on this machine, ``origin`` where it
     came from ("download", "library"); ``from_file``: the estimate used the file's real header
     rather than the catalog's numbers.
     """
@@ -73,6 +74,7 @@ class CatalogEntry:
     origin: str = ""
     from_file: bool = False
     n_ctx: int = 0
+    calibration_runs: int = 0  # the estimate is calibrated from this many runs on its machine
 
     @property
     def variant_id(self) -> str:
@@ -250,6 +252,7 @@ class CatalogTableModel(QAbstractTableModel):
                     origin,
                     found.target.path is not None,
                     n_ctx,
+                    found.calibration.runs if found.calibration is not None else 0,
                 )
             )
         self._entries = updated

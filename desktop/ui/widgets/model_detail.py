@@ -250,6 +250,10 @@ class ModelDetailPanel(QWidget):
             )
         if entry.from_file:
             context += " " + self.tr("Numbers from the file on disk.")
+        if entry.calibration_runs:  # two or more: a calibration needs at least two
+            context += " " + self.tr("Calibrated from %1 measured runs.").replace(
+                "%1", str(entry.calibration_runs)
+            )
         self.context_label.setText(context if entry.estimated else "")
 
     def _show_memory(self, fit: FitResult | None, profile: HardwareProfile | None) -> None:
