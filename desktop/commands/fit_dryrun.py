@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
-from typing import Any
 
 from desktop.commands.output import human_bytes, print_table
-from desktop.core.engine import DryRun, dry_run
+from desktop.core.engine import CrossCheck, DryRun
+from desktop.core.engine import cross_check as check_file
 from desktop.core.errors import UsageError
-from desktop.core.fit import FitResult, FitTarget, TermGap, compare_terms, with_llama_buffers
+from desktop.core.fit import FitResult, FitTarget, TermGap
 from desktop.core.hardware import HardwareProfile
 from desktop.core.library import ResolvedModel
 
@@ -39,19 +38,6 @@ def add_dry_run_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass(frozen=True)
-class CrossCheck:
-    projection: DryRun
-    terms: tuple[TermGap, ...]
-    result: FitResult  # the estimate with llama.cpp's KV cache and compute buffers
-
-    def to_dict(self) -> dict[str, Any]:
-        document = self.projection.to_dict()
-        document["terms"] = {t.term: t.to_dict() for t in self.terms}
-        document["replaced"] = ["kv_cache", "compute"]
-        return document
-
-
 def cross_check(
     args: argparse.Namespace,
     resolved: ResolvedModel,
@@ -72,32 +58,9 @@ def cross_check(
             f"--dry-run needs the model file on this machine, and {result.label} is not "
             f"downloaded; run `llm-scout download {result.label}` first."
         )
-    n_gpu_layers = -1 if result.offload_output else result.n_gpu_layers
-    projection = dry_run(
-        resolved.path,
-        n_ctx=result.n_ctx,
-        n_gpu_layers=n_gpu_layers,
-        cache_type=result.cache_type,
-        flash_attn=result.flash_attn,
-        n_threads=getattr(args, "threads", None),
+    return check_file(
+        resolved.path, target, profile, result, n_threads=getattr(args, "threads", None)
     )
-    terms = compare_terms(
-        result,
-        target,
-        profile,
-        model_bytes=projection.model_bytes,
-        repack_bytes=projection.repack_bytes,
-        kv_bytes=projection.kv_bytes,
-        compute_bytes=projection.compute_bytes,
-    )
-    combined = with_llama_buffers(
-        result,
-        host_kv=projection.host_kv_bytes,
-        device_kv=projection.device_kv_bytes,
-        host_compute=projection.host_compute_bytes,
-        device_compute=projection.device_compute_bytes,
-    )
-    return CrossCheck(projection, terms, combined)
 
 
 def print_cross_check(check: CrossCheck) -> None:

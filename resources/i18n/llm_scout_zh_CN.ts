@@ -4030,12 +4030,12 @@
 <context>
     <name>ModelDetailPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/model_detail.py" line="+63"/>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+65"/>
         <source>Model details</source>
         <translation>模型详情</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>Select a model in the table to see where it would run and why.</source>
         <translation>在表格中选择一个模型，查看它会在哪里运行以及原因。</translation>
     </message>
@@ -4050,7 +4050,17 @@
         <translation>内存</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+6"/>
+        <source>Ask llama.cpp</source>
+        <translation>询问 llama.cpp</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Load the file in llama.cpp without allocating anything and compare the buffers it would use with this estimate (a second or two).</source>
+        <translation>让 llama.cpp 加载该文件但不分配任何内存，把它将使用的缓冲区与本估算对比（一两秒）。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
         <source>Largest context</source>
         <translation>最大上下文</translation>
     </message>
@@ -4095,7 +4105,47 @@
         <translation>在演练场中打开</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+66"/>
+        <source>Asking llama.cpp…</source>
+        <translation>正在询问 llama.cpp…</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>repacked copies</source>
+        <translation>重排副本</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>compute buffers</source>
+        <translation>计算缓冲区</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>estimate</source>
+        <translation>估算</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>gap</source>
+        <translation>差距</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>llama.cpp&apos;s own projection (nothing allocated, %1):</source>
+        <translation>llama.cpp 自己的预估（未分配内存，用时 %1）：</translation>
+    </message>
+    <message>
+        <location line="+18"/>
         <source>Verdict: %1</source>
         <translation>判定：%1</translation>
     </message>
@@ -4281,7 +4331,7 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/models.py" line="+130"/>
+        <location filename="../../desktop/ui/pages/models.py" line="+134"/>
         <source>Models in the catalog</source>
         <extracomment>Columns shown only when the table has room for them next to a readable model name (decided once, on the first show; the header&apos;s menu shows or hides any column later). The family is the model name&apos;s first word and a filter; the licence is in the detail panel too. The widest a column gets when fitted to its contents (the tooltip has the full text).</extracomment>
         <translation>目录中的模型</translation>
@@ -4322,7 +4372,7 @@
         <translation>⚠ 超出训练上下文</translation>
     </message>
     <message>
-        <location line="+168"/>
+        <location line="+169"/>
         <source>Detecting this machine…</source>
         <translation>正在检测本机…</translation>
     </message>

@@ -553,6 +553,41 @@ def test_demo_models_the_library_knows_show_as_on_disk(
     assert cell(page, smollm2, C.COL_DISK) == "✓"
 
 
+@pytest.mark.e2e
+def test_ask_llama_cpp_sets_its_projection_beside_the_estimate(
+    qtbot: QtBot,
+    window: MainWindow,
+    page: ModelsPage,
+    state: AppState,
+    demo_paths: tuple[Path, Path],
+) -> None:
+    """A file on this machine: llama.cpp's dry run (nothing allocated) in a worker, its
+    weights, KV cache and compute buffers beside the estimate's with the gaps."""
+    smollm2 = "smollm2-135m-instruct:Q4_1"
+    with Library(state.library_db, catalog=state.workspace.catalog) as library:
+        library.scan(demo_roots(demo_paths))
+    with qtbot.waitSignal(page.estimate_updated, timeout=WAIT_MS):
+        state.library_changed.emit()
+    click_row(qtbot, page, smollm2)
+    detail = page.detail
+    assert detail.crosscheck_button.isVisible()
+    assert not detail.crosscheck_label.isVisible()
+    qtbot.mouseClick(detail.crosscheck_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "projection" in detail.crosscheck_label.text(), timeout=60_000)
+    text = detail.crosscheck_label.text()
+    assert "KV cache" in text
+    assert "compute buffers" in text
+    assert "+0.0%" in text  # the weights agree exactly
+    assert detail.crosscheck_button.isEnabled()
+    # Not for a what-if profile (llama.cpp can only answer for this machine), nor off disk.
+    choose_profile(qtbot, window, f"what-if:{GPU_PROFILE}")
+    click_row(qtbot, page, smollm2)
+    assert not detail.crosscheck_button.isVisible()
+    choose_profile(qtbot, window, "this")
+    click_row(qtbot, page, "qwen2.5-7b-instruct:Q4_K_M")
+    assert not detail.crosscheck_button.isVisible()
+
+
 # -- downloads ---------------------------------------------------------------------------------
 
 

@@ -46,7 +46,10 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from desktop.core.download import DownloadJob, DownloadState, request_for_variant
+from desktop.core.engine import CrossCheck, cross_check
 from desktop.core.errors import ScoutError
+from desktop.core.fit import FitTarget
+from desktop.core.gguf import read_gguf
 from desktop.core.hardware import HardwareProfile
 from desktop.ui.errors import describe, show_error
 from desktop.ui.models.catalog_estimates import CatalogEstimate, CatalogEstimates
@@ -64,6 +67,7 @@ from desktop.ui.widgets.catalog_filter_bar import CatalogFilterBar
 from desktop.ui.widgets.model_detail import ModelDetailPanel
 from desktop.ui.widgets.verdict import VerdictDelegate, badge_width
 from desktop.ui.window_settings import window_settings
+from desktop.ui.workers import TaskControl, run_task
 
 log = logging.getLogger(__name__)
 
@@ -218,6 +222,7 @@ class ModelsPage(QWidget):
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.detail.download_requested.connect(self._on_detail_download_requested)
         self.detail.playground_requested.connect(self._on_detail_playground_requested)
+        self.detail.crosscheck_requested.connect(self._on_detail_crosscheck_requested)
         self.state.profile_changed.connect(self._on_state_profile_changed)
         self.state.library_changed.connect(self._on_state_library_changed)
         self.state.downloads_changed.connect(self._refresh_detail)
@@ -512,6 +517,30 @@ class ModelsPage(QWidget):
         if all(job.state.finished for job in self._jobs.values()):
             self._job_timer.stop()
         self._refresh_detail()
+
+    def _on_detail_crosscheck_requested(self) -> None:
+        """llama.cpp's own projection for the selected file, off the GUI thread (seconds)."""
+        entry = self.detail.entry
+        profile = self.state.profile
+        if entry is None or entry.path is None or entry.fit is None or profile is None:
+            return
+        path, result = entry.path, entry.fit
+        self.detail.set_crosscheck_busy()
+
+        def work(control: TaskControl) -> CrossCheck:
+            target = FitTarget.from_gguf(read_gguf(path))
+            return cross_check(path, target, profile, result)
+
+        def done(check: CrossCheck) -> None:
+            if not self._closed and isValid(self):
+                self.detail.show_crosscheck(check)
+
+        def failed(error: Exception) -> None:
+            if not self._closed and isValid(self):
+                title, sentence = describe(error)
+                self.detail.show_crosscheck(None, f"{title}: {sentence}")
+
+        run_task(work, on_done=done, on_failed=failed)
 
     def _on_detail_playground_requested(self) -> None:
         entry = self.detail.entry

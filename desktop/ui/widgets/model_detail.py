@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.engine import CrossCheck
 from desktop.core.fit import FitResult
 from desktop.core.hardware import HardwareProfile
 from desktop.core.library import variant_label
@@ -56,6 +57,7 @@ class ModelDetailPanel(QWidget):
 
     download_requested = Signal()
     playground_requested = Signal()
+    crosscheck_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,6 +65,7 @@ class ModelDetailPanel(QWidget):
         self.setAccessibleName(self.tr("Model details"))
         self.setMinimumWidth(260)
         self.entry: CatalogEntry | None = None
+        self._checked_for: tuple[str, int] | None = None
         self.scroller = QScrollArea()
         self.scroller.setObjectName("detailScroller")
         self.scroller.setWidgetResizable(True)
@@ -125,6 +128,20 @@ class ModelDetailPanel(QWidget):
         content.addWidget(self.ram_bar)
         self.full_context_label = _label("fullContextLabel")
         content.addWidget(self.full_context_label)
+        # llama.cpp's own projection for a file on this machine (a dry run, nothing allocated).
+        self.crosscheck_button = QPushButton(self.tr("Ask llama.cpp"))
+        self.crosscheck_button.setObjectName("crosscheckButton")
+        self.crosscheck_button.setToolTip(
+            self.tr(
+                "Load the file in llama.cpp without allocating anything and compare the "
+                "buffers it would use with this estimate (a second or two)."
+            )
+        )
+        self.crosscheck_button.clicked.connect(self.crosscheck_requested)
+        content.addWidget(self.crosscheck_button, 0, Qt.AlignmentFlag.AlignLeft)
+        self.crosscheck_label = _label("crosscheckLabel")
+        self.crosscheck_label.setTextFormat(Qt.TextFormat.RichText)
+        content.addWidget(self.crosscheck_label)
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -215,6 +232,56 @@ class ModelDetailPanel(QWidget):
         self._show_memory(fit, profile)
         self._show_facts(entry, profile)
         self._show_buttons(entry, download_state, download_percent)
+        can_check = (
+            entry.on_disk
+            and entry.variant.format == "gguf"
+            and fit is not None
+            and profile is not None
+            and profile.source == "probe"  # this machine, probed: llama.cpp runs here
+        )
+        self.crosscheck_button.setVisible(can_check)
+        if self._checked_for != (entry.variant_id, entry.n_ctx):
+            self.crosscheck_label.setText("")
+            self.crosscheck_label.setVisible(False)
+
+    def set_crosscheck_busy(self) -> None:
+        self.crosscheck_button.setEnabled(False)
+        self.crosscheck_label.setVisible(True)
+        self.crosscheck_label.setText(html.escape(self.tr("Asking llama.cpp…")))
+
+    def show_crosscheck(self, check: CrossCheck | None, error: str = "") -> None:
+        """llama.cpp's projected buffers beside the estimate's, or the sentence why not."""
+        self.crosscheck_button.setEnabled(True)
+        self.crosscheck_label.setVisible(True)
+        entry = self.entry
+        self._checked_for = (entry.variant_id, entry.n_ctx) if entry is not None else None
+        if check is None:
+            self.crosscheck_label.setText(html.escape(error))
+            return
+        names = {
+            "weights": self.tr("weights"),
+            "repacked": self.tr("repacked copies"),
+            "kv_cache": self.tr("KV cache"),
+            "compute": self.tr("compute buffers"),
+        }
+        rows = []
+        for term in check.terms:
+            theirs = "-" if term.llama_cpp is None else fmt.size(term.llama_cpp)
+            gap = term.gap_pct
+            gap_text = "" if gap is None else f"{gap:+.1f}%"
+            rows.append(
+                f"<tr><td>{html.escape(names.get(term.term, term.term))}</td>"
+                f"<td align='right'>{fmt.size(term.ours)}</td>"
+                f"<td align='right'>{theirs}</td><td align='right'>{gap_text}</td></tr>"
+            )
+        columns = (self.tr("estimate"), "llama.cpp", self.tr("gap"))
+        head = "<tr><th></th>" + "".join(f"<th>{html.escape(c)}</th>" for c in columns) + "</tr>"
+        title = self.tr("llama.cpp's own projection (nothing allocated, %1):").replace(
+            "%1", fmt.seconds(check.projection.seconds)
+        )
+        self.crosscheck_label.setText(
+            f"<p>{html.escape(title)}</p><table cellspacing='4'>{head}{''.join(rows)}</table>"
+        )
 
     def _show_verdict(self, entry: CatalogEntry) -> None:
         fit = entry.fit
