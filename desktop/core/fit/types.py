@@ -5,6 +5,7 @@ Import them from :mod:`desktop.core.fit`, which re-exports everything public.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -146,6 +147,16 @@ class FitTarget:
 
     @classmethod
     def from_variant(cls, model: CatalogModel, variant: Variant) -> FitTarget:
+        """Estimated numbers for a catalog variant, from its shapes (see :meth:`_build`).
+
+        Kept per (model, variant): both are immutable values and the shapes of a large catalog
+        take tens of milliseconds of Python each time, which a library change would otherwise
+        pay again on a pool thread while the window draws.
+        """
+        return _variant_target(model, variant)
+
+    @classmethod
+    def _build(cls, model: CatalogModel, variant: Variant) -> FitTarget:
         """Estimated numbers for a catalog variant, from its shapes.
 
         The tensors the architecture holds get the types llama.cpp's quantizer gives them for
@@ -409,6 +420,11 @@ def need_of(need: int, available: int) -> str:
         if a != b or need == available:
             break
     return f"{a} {unit} of {b} {unit} available"
+
+
+@functools.lru_cache(maxsize=4096)
+def _variant_target(model: CatalogModel, variant: Variant) -> FitTarget:
+    return FitTarget._build(model, variant)
 
 
 def past_trained_context(arch: ModelArch, n_ctx: int) -> str | None:
