@@ -8,6 +8,7 @@ imported only the engine. The command line and the window are imported only when
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -16,6 +17,11 @@ SMOKE_FLAG = "--smoke-test"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # NumPy's OpenBLAS starts a worker thread per core at import, with signals unblocked, and
+    # Linux may hand the terminal's Ctrl-C to one of them while the main thread waits in
+    # input(): then `run --chat` missed it. Nothing here needs threaded BLAS (llama.cpp has
+    # its own threads), so one thread it is, before anything imports NumPy.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == [WORKER_FLAG]:
         from desktop.core.engine import worker_main

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = "desktop.core"
 FORBIDDEN_FROM_CORE = ("desktop.commands", "desktop.cli", "desktop.ui", "desktop.entry")
 DOMAINS = ("hardware", "gguf", "catalog", "fit", "engine", "download", "library")
-MAX_TOP_LEVEL_CORE_MODULES = 8
+# errors, paths, settings, hub, workspace, logs, hashing, demo, threads: cross-cutting only.
+MAX_TOP_LEVEL_CORE_MODULES = 9
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

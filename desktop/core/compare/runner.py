@@ -48,6 +48,7 @@ from desktop.core.fit import FitTarget
 from desktop.core.hardware import HardwareProfile
 from desktop.core.history import History, ModelRef
 from desktop.core.library import ModelResolver
+from desktop.core.threads import start as start_thread
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +278,7 @@ class CompareRunner:
             for c, prompts in todo.items()
         ]
         for worker in workers:
-            worker.start()
+            start_thread(worker)
         try:
             while any(w.is_alive() for w in workers) or not inbox.empty():
                 self._stopping()

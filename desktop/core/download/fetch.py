@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from desktop import __version__
+from desktop.core import threads
 from desktop.core.download.errors import (
     DiskFullError,
     DownloadBusyError,
@@ -176,7 +177,7 @@ class _HashingWriter:
         self._unsure = False
         self._failed = not complete
         self._thread = threading.Thread(target=self._run, name="download-hash", daemon=True)
-        self._thread.start()
+        threads.start(self._thread)
 
     def _run(self) -> None:
         while True:

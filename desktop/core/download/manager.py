@@ -33,6 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
+from desktop.core import threads
 from desktop.core.download.errors import (
     DownloadCancelledError,
     DownloadNetworkError,
@@ -346,7 +347,7 @@ class DownloadManager:
             job._thread = threading.Thread(
                 target=self._run, args=(job,), name=f"download-{job.id}", daemon=True
             )
-            job._thread.start()
+            threads.start(job._thread)
 
     # --- the worker thread -----------------------------------------------------------------
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from desktop.core import threads
 from desktop.core.engine import protocol as p
 from desktop.core.engine.memory import MemorySampler, NvmlReader, ProcessMemory
 from desktop.core.engine.metrics import MemoryPhases
@@ -387,7 +388,7 @@ class EngineClient:
             target=target, args=(stream,), name=f"engine-{name}-{self.pid}", daemon=True
         )
         self._threads.append(thread)
-        thread.start()
+        threads.start(thread)
 
     def _write(self, command: p.Command) -> None:
         proc = self._proc

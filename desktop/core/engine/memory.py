@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.core import threads
 from desktop.core.engine.metrics import MemorySample
 
 log = logging.getLogger(__name__)
@@ -238,7 +239,7 @@ class MemorySampler:
         self._process: Any | None = None  # psutil.Process, made once (it reads /proc)
 
     def start(self) -> None:
-        self._thread.start()
+        threads.start(self._thread)
 
     def sample_now(self) -> ProcessMemory | None:
         if self._process is None:

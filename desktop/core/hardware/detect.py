@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from desktop.core import paths
+from desktop.core import paths, threads
 from desktop.core.hardware._fs import Runner, read_int, read_str, read_text, run_command, under
 from desktop.core.hardware.amd import probe_amd
 from desktop.core.hardware.apple import probe_apple
@@ -152,7 +152,7 @@ class _Background:
         self._start = time.perf_counter()
         self._elapsed = 0.0
         self._thread = threading.Thread(target=self._run, name="llm-scout-nvml", daemon=True)
-        self._thread.start()
+        threads.start(self._thread)
 
     def _run(self) -> None:
         try:
