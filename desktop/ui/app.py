@@ -26,6 +26,7 @@ from desktop.ui.i18n import install_language
 from desktop.ui.main_window import MainWindow
 from desktop.ui.state import AppState
 from desktop.ui.theme import app_icon, apply_theme
+from desktop.ui.widgets.refcount_guard import guard_refcounts
 from desktop.ui.workers import wait_for_tasks
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ def make_application(argv: Sequence[str] = ()) -> QApplication:
     QApplication.setApplicationVersion(__version__)
     QApplication.setDesktopFileName("llm-scout")
     app = QApplication([sys.argv[0] if sys.argv else "llm-scout", *argv])
+    guard_refcounts()  # before anything emits: see refcount_guard
     app.setWindowIcon(app_icon())
     return app
 

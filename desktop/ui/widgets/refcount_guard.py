@@ -43,8 +43,9 @@ def _loses_references(singleton: object, call: Callable[[], object]) -> bool:
 
 
 def guard_refcounts() -> dict[str, bool]:
-    """Protect ``None`` and ``True`` where this PySide6 loses references to them; returns which
-    were protected (``{"None": True, "True": True}`` on an affected build)."""
+    """Protect ``None`` and ``True`` (and with ``True``, ``False``) where this PySide6 loses
+    references to them; returns which were protected (``{"None": True, "True": True, "False":
+    True}`` on an affected build)."""
     if _applied:
         return dict(_applied)
     probe = _Probe()
@@ -59,4 +60,10 @@ def guard_refcounts() -> dict[str, bool]:
             count.value += _HEADROOM
             log.info("PySide6 loses references to %s; gave it %d more.", name, _HEADROOM)
         _applied[name] = lossy
+    if _applied.get("True"):
+        # The same loss hits False on paths no probe here reaches (an app quitting after a
+        # minute aborted with "bool_dealloc" once in a dozen runs): give it the same headroom.
+        count = ctypes.c_ssize_t.from_address(id(False))
+        count.value += _HEADROOM
+        _applied["False"] = True
     return dict(_applied)
