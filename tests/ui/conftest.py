@@ -25,7 +25,12 @@ from desktop.core.workspace import Workspace  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
 from desktop.ui.state import AppState  # noqa: E402
 from desktop.ui.theme import apply_theme  # noqa: E402
+from desktop.ui.widgets.refcount_guard import guard_refcounts  # noqa: E402
 from desktop.ui.workers import wait_for_tasks  # noqa: E402
+
+# As make_application does for the app: this PySide6 drops references to None, True and False,
+# and the whole test session emits millions of signals in one process.
+guard_refcounts()
 
 
 @pytest.fixture
