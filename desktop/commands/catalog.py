@@ -41,7 +41,9 @@ def register(subparsers: Any) -> None:
             "(or --profile). 'catalog refresh' reads exact sizes and hashes from the Hub."
         ),
     )
-    catalog.add_argument("--family", metavar="F", help="qwen, llama, phi, deepseek, gemma (a,b)")
+    catalog.add_argument(
+        "--family", metavar="F", help="qwen, llama, phi, deepseek, gemma, smollm (a,b)"
+    )
     catalog.add_argument(
         "--format",
         dest="fmt",
