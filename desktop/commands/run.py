@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -157,6 +158,11 @@ def _read(interactive: bool) -> str | None:
 
 def _chat(chat: Conversation, label: str) -> int:
     interactive = sys.stdin.isatty()
+    if interactive:
+        # Ctrl-C stops an answer: make sure it raises KeyboardInterrupt even when this process
+        # was started with SIGINT ignored (a background job of a script inherits SIG_IGN, and
+        # Python then keeps it).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if interactive:
         try:
             import readline  # noqa: F401  (line editing and history for input())

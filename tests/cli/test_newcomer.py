@@ -102,7 +102,8 @@ def test_more_threads_than_cpus_warns(capsys: pytest.CaptureFixture[str]) -> Non
 def test_run_json_says_why_it_stopped_and_carries_what_bench_does(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["run", "smollm2", "--prompt", "Count to fifty.", "--max-tokens", "5", "--json"]
+    argv = ["run", "smollm2", "--prompt", "Count to fifty.", "--max-tokens", "5", "--temp", "0"]
+    argv.append("--json")
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["finish_reason"] == "length"
@@ -114,7 +115,10 @@ def test_run_json_says_why_it_stopped_and_carries_what_bench_does(
 
 @pytest.mark.e2e
 def test_run_says_why_it_stopped(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "smollm2", "--prompt", "Count to fifty.", "--max-tokens", "5"]) == 0
+    assert (
+        main(["run", "smollm2", "--prompt", "Count to fifty.", "--max-tokens", "5", "--temp", "0"])
+        == 0
+    )
     err = capsys.readouterr().err
     assert "stopped by" in err
     assert "--max-tokens reached" in err
