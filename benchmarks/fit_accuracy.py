@@ -809,8 +809,7 @@ def _ratio(measured: float | None, roof: float | None) -> str:
 
 def dry_run_table(models: list[Entry], profile: HardwareProfile) -> None:
     """Every model and context: the estimate's terms beside llama.cpp's no_alloc projection."""
-    from desktop.core.engine import dry_run
-    from desktop.core.fit import compare_terms
+    from desktop.core.engine import cross_check
 
     rows: list[list[object]] = []
     worst: dict[str, float] = {}
@@ -819,16 +818,7 @@ def dry_run_table(models: list[Entry], profile: HardwareProfile) -> None:
         sys.stderr.write(f"dry run: {label}\n")
         for n_ctx in ctxs:
             result = estimate(target, profile, n_ctx=n_ctx, n_gpu_layers=0)
-            projection = dry_run(path, n_ctx=n_ctx, n_gpu_layers=0, flash_attn=result.flash_attn)
-            terms = compare_terms(
-                result,
-                target,
-                profile,
-                model_bytes=projection.model_bytes,
-                repack_bytes=projection.repack_bytes,
-                kv_bytes=projection.kv_bytes,
-                compute_bytes=projection.compute_bytes,
-            )
+            terms = cross_check(path, target, profile, result).terms
             row: list[object] = [label, n_ctx]
             for term in terms:
                 pct = term.gap_pct

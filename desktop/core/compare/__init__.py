@@ -35,7 +35,7 @@ from desktop.core.compare.events import (
     ContestantStarted,
 )
 from desktop.core.compare.longdoc import build_document, estimate_tokens
-from desktop.core.compare.persist import open_comparison, record_vote
+from desktop.core.compare.persist import info_of, open_comparison, record_vote
 from desktop.core.compare.plan import ComparisonPlan, rerun_plan, resume_plan
 from desktop.core.compare.report import (
     ReportFormat,
@@ -122,6 +122,7 @@ __all__ = [
     "check_parallel",
     "estimate_tokens",
     "find_suite",
+    "info_of",
     "list_suites",
     "load_suite_file",
     "open_comparison",

@@ -51,11 +51,10 @@ from desktop.core.compare import (
     BlindLabels,
     CompareError,
     ComparisonResult,
-    Contestant,
-    ContestantInfo,
     ParallelCheck,
     PromptSuite,
     Vote,
+    info_of,
     list_suites,
     load_suite_file,
     open_comparison,
@@ -429,7 +428,7 @@ class ComparePage(QWidget):
             self._set_phase("shown" if self.live is not None else "setup")
             return
         plan = prepared.plan
-        infos = tuple(info_for(c, i) for i, c in enumerate(plan.contestants))
+        infos = tuple(info_of(c, i) for i, c in enumerate(plan.contestants))
         existing = prepared.existing
         blind: BlindLabels | None = None
         if existing is not None and existing.blind is not None:
@@ -786,17 +785,3 @@ class ComparePage(QWidget):
             pass
         if not self.job.wait(SHUTDOWN_WAIT_MS):
             log.warning("the comparison did not end within %d ms", SHUTDOWN_WAIT_MS)
-
-
-def info_for(contestant: Contestant, index: int) -> ContestantInfo:
-    """A contestant as the page shows it before anything is stored."""
-    path = contestant.model.path
-    return ContestantInfo(
-        index=index,
-        name=contestant.display_name,
-        spec=contestant.spec,
-        label=contestant.model.label,
-        path=str(path) if path is not None else None,
-        quant=contestant.quant,
-        settings=contestant.settings_dict(),
-    )
