@@ -37,10 +37,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={SCREEN}")
 HOME = tempfile.mkdtemp(prefix="ui-playground-bench-")
 os.environ["LLM_SCOUT_HOME"] = HOME  # the benchmark's own settings, library and window state
 
-from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer, SignalInstance  # noqa: E402, TID251
+from PySide6.QtCore import QEventLoop, QTimer, SignalInstance  # noqa: E402, TID251
 from PySide6.QtWidgets import QApplication  # noqa: E402, TID251
 
 from benchmarks._common import median, print_markdown_table  # noqa: E402
+from benchmarks._heartbeat import Heartbeat  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.engine import Answer  # noqa: E402
 from desktop.core.workspace import Workspace  # noqa: E402
@@ -57,7 +58,6 @@ PROMPT = (
 )
 TEMPERATURE = 0.0  # greedy: both sides produce the same tokens
 SEED = 7
-HEARTBEAT_MS = 5
 SETTLE_S = 0.5
 TARGET_STALL_MS = 50.0
 TARGET_RATIO = 0.97
@@ -81,32 +81,6 @@ def wait_for(signal: SignalInstance, timeout_s: float) -> list[Any]:
     return got
 
 
-class Heartbeat:
-    """A 5 ms timer in the GUI's event loop; records the longest gap between beats."""
-
-    def __init__(self) -> None:
-        self.timer = QTimer()
-        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self.timer.setInterval(HEARTBEAT_MS)
-        self.timer.timeout.connect(self._beat)
-        self.clock = QElapsedTimer()
-        self.gaps: list[float] = []
-
-    def start(self) -> None:
-        self.gaps = []
-        self.clock.start()
-        self.timer.start()
-
-    def _beat(self) -> None:
-        self.gaps.append(self.clock.nsecsElapsed() / 1e6)
-        self.clock.restart()
-
-    def stop(self) -> float:
-        """The longest stall in milliseconds (longest gap minus the beat's own 5 ms)."""
-        self.timer.stop()
-        return max(self.gaps, default=0.0) - HEARTBEAT_MS
-
-
 def in_window(
     page: PlaygroundPage, tokens: int, beat: Heartbeat
 ) -> tuple[float, float, float, str]:
@@ -122,7 +96,7 @@ def in_window(
     assert page.send(PROMPT)
     answer = wait_for(page.answer_finished, 600)[0]
     cpu_pct = (time.process_time() - cpu) / (time.perf_counter() - wall) * 100
-    stall = beat.stop()
+    stall, _beats = beat.stop()
     assert isinstance(answer, Answer)
     rate = answer.report.metrics.tokens_per_s
     assert rate is not None

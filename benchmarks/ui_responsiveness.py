@@ -34,10 +34,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={SCREEN}")
 HOME = tempfile.mkdtemp(prefix="ui-responsiveness-bench-")
 os.environ["LLM_SCOUT_HOME"] = HOME  # the benchmark's own settings, library and window state
 
-from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer  # noqa: E402, TID251
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402, TID251
 from PySide6.QtWidgets import QApplication  # noqa: E402, TID251
 
 from benchmarks._common import median, print_markdown_table  # noqa: E402
+from benchmarks._heartbeat import Heartbeat  # noqa: E402
 from desktop.core.download import DownloadState, request_for_files  # noqa: E402
 from desktop.core.workspace import Workspace  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
@@ -49,38 +50,11 @@ from desktop.ui.workers import wait_for_tasks  # noqa: E402
 from tests.fixtures.hubserver import FakeHub  # noqa: E402
 from tests.fixtures.library_files import write_tiny  # noqa: E402
 
-HEARTBEAT_MS = 5
 TARGET_STALL_MS = 50.0
 TARGET_START_S = 1.5
 CONTEXTS = (2048, 8192, 16384, 32768, 65536, 131072, 4096, 1024, 8192, 32768, 2048, 16384)
 REPO = "someone/Tiny-GGUF"
 FILE = "tiny-bench.Q4_K_M.gguf"
-
-
-class Heartbeat:
-    """A 5 ms timer in the GUI's event loop; records the longest gap between beats."""
-
-    def __init__(self) -> None:
-        self.timer = QTimer()
-        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self.timer.setInterval(HEARTBEAT_MS)
-        self.timer.timeout.connect(self._beat)
-        self.clock = QElapsedTimer()
-        self.gaps: list[float] = []
-
-    def start(self) -> None:
-        self.gaps = []
-        self.clock.start()
-        self.timer.start()
-
-    def _beat(self) -> None:
-        self.gaps.append(self.clock.nsecsElapsed() / 1e6)
-        self.clock.restart()
-
-    def stop(self) -> tuple[float, int]:
-        """(longest stall in ms, beats): the longest gap minus the beat's own 5 ms."""
-        self.timer.stop()
-        return max(self.gaps, default=0.0) - HEARTBEAT_MS, len(self.gaps)
 
 
 def spin_until(done: Callable[[], bool], timeout_s: float) -> None:
