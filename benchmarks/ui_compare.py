@@ -31,7 +31,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -46,11 +45,11 @@ from PySide6.QtCore import (  # noqa: E402, TID251
     Qt,
     QThreadPool,
     QTimer,
-    SignalInstance,
 )
 from PySide6.QtWidgets import QApplication  # noqa: E402, TID251
 
 from benchmarks._common import median, print_markdown_table  # noqa: E402
+from benchmarks._heartbeat import wait_for  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.compare import ComparisonResult  # noqa: E402
 from desktop.core.workspace import Workspace  # noqa: E402
@@ -70,24 +69,6 @@ HEARTBEAT_MS = 5
 SETTLE_S = 1.0
 IDLE_S = 5.0
 TARGET_STALL_MS = 50.0
-
-
-def wait_for(signal: SignalInstance, timeout_s: float) -> list[Any]:
-    """Run the window's event loop (``QEventLoop.exec``, as the app does) until ``signal``."""
-    loop = QEventLoop()
-    got: list[Any] = []
-
-    def arrived(*args: Any) -> None:
-        got.append(args[0] if args else None)
-        loop.quit()
-
-    signal.connect(arrived)
-    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
-    loop.exec()
-    signal.disconnect(arrived)
-    if not got:
-        raise SystemExit("timed out")
-    return got
 
 
 class Heartbeat:

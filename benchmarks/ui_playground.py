@@ -28,7 +28,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -37,11 +36,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", f"offscreen:configfile={SCREEN}")
 HOME = tempfile.mkdtemp(prefix="ui-playground-bench-")
 os.environ["LLM_SCOUT_HOME"] = HOME  # the benchmark's own settings, library and window state
 
-from PySide6.QtCore import QEventLoop, QTimer, SignalInstance  # noqa: E402, TID251
+from PySide6.QtCore import QTimer  # noqa: E402, TID251
 from PySide6.QtWidgets import QApplication  # noqa: E402, TID251
 
 from benchmarks._common import median, print_markdown_table  # noqa: E402
-from benchmarks._heartbeat import Heartbeat  # noqa: E402
+from benchmarks._heartbeat import Heartbeat, wait_for  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.engine import Answer  # noqa: E402
 from desktop.core.workspace import Workspace  # noqa: E402
@@ -61,24 +60,6 @@ SEED = 7
 SETTLE_S = 0.5
 TARGET_STALL_MS = 50.0
 TARGET_RATIO = 0.97
-
-
-def wait_for(signal: SignalInstance, timeout_s: float) -> list[Any]:
-    """Run the window's event loop (``QEventLoop.exec``, as the app does) until ``signal``."""
-    loop = QEventLoop()
-    got: list[Any] = []
-
-    def arrived(*args: Any) -> None:
-        got.append(args[0] if args else None)
-        loop.quit()
-
-    signal.connect(arrived)
-    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
-    loop.exec()
-    signal.disconnect(arrived)
-    if not got:
-        raise SystemExit("timed out")
-    return got
 
 
 def in_window(
