@@ -53,6 +53,7 @@ from benchmarks._heartbeat import wait_for  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.compare import ComparisonResult  # noqa: E402
 from desktop.core.workspace import Workspace  # noqa: E402
+from desktop.ui.app import make_application  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
 from desktop.ui.models.compare_entries import ContestantEntry  # noqa: E402
 from desktop.ui.pages.compare import ComparePage  # noqa: E402
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(
             target=renice_workers, args=(args.worker_nice, stop_renice), daemon=True
         ).start()
-    app = QApplication.instance() or QApplication([])
+    app = make_application()  # the app's own: its refcount guard included
     assert isinstance(app, QApplication)
     apply_theme(app, "light")
     state = AppState(Workspace.load())

@@ -35,12 +35,12 @@ HOME = tempfile.mkdtemp(prefix="ui-responsiveness-bench-")
 os.environ["LLM_SCOUT_HOME"] = HOME  # the benchmark's own settings, library and window state
 
 from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402, TID251
-from PySide6.QtWidgets import QApplication  # noqa: E402, TID251
 
 from benchmarks._common import median, print_markdown_table  # noqa: E402
 from benchmarks._heartbeat import Heartbeat  # noqa: E402
 from desktop.core.download import DownloadState, request_for_files  # noqa: E402
 from desktop.core.workspace import Workspace  # noqa: E402
+from desktop.ui.app import make_application  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
 from desktop.ui.pages.library import LibraryPage  # noqa: E402
 from desktop.ui.pages.models import ModelsPage  # noqa: E402
@@ -93,8 +93,8 @@ def measure(name: str, beat: Heartbeat, work: Callable[[], str]) -> list[object]
 
 
 def stall_table() -> list[list[object]]:
-    app = QApplication.instance() or QApplication(sys.argv)
-    apply_theme(app, "light")  # type: ignore[arg-type]
+    app = make_application()  # the app's own: its refcount guard included
+    apply_theme(app, "light")
     state = AppState(Workspace.load())
     window = MainWindow(state)
     window.resize(1280, 800)

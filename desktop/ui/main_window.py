@@ -32,6 +32,8 @@ from desktop.core.errors import ScoutError
 from desktop.core.hardware import HardwareProfile
 from desktop.ui import format as fmt
 from desktop.ui.errors import show_error
+from desktop.ui.heap import freeze_heap
+from desktop.ui.pages.models import ModelsPage
 from desktop.ui.pages.registry import PageSpec, page_specs
 from desktop.ui.state import THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
 from desktop.ui.theme import WHAT_IF_TINT, app_icon, icon
@@ -74,6 +76,18 @@ class MainWindow(QMainWindow):
         self._status_timer.start()
         self._restore()
         self._on_state_profile_changed()
+        # What the window starts with, and the first catalog estimate (its fit targets stay),
+        # out of the garbage collector's full passes: see desktop/ui/heap.py.
+        QTimer.singleShot(0, freeze_heap)
+        models = self.pages.get("models")
+        if isinstance(models, ModelsPage):
+            models.estimate_updated.connect(self._freeze_after_first_estimate)
+
+    def _freeze_after_first_estimate(self) -> None:
+        models = self.pages.get("models")
+        if isinstance(models, ModelsPage):
+            models.estimate_updated.disconnect(self._freeze_after_first_estimate)
+        freeze_heap()
 
     # -- building -----------------------------------------------------------------------------
 

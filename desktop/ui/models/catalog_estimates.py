@@ -12,7 +12,8 @@ and keeps what is expensive to rebuild between requests:
 
 What a worker builds is handed back with its rows and kept only when the result is delivered,
 so an abandoned run leaves nothing half-made behind. Worker threads get plain values (the
-catalog pairs, the profile, the resolver) and never touch a widget or an item model.
+catalog pairs, the profile, the resolver, the table's :class:`CatalogCells`, which turns the rows
+into the table's cells there) and never touch a widget or an item model.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from desktop.core.catalog import CatalogModel, Variant
 from desktop.core.fit import CatalogEstimator, FitRow, FitTarget
 from desktop.core.hardware import HardwareProfile
 from desktop.core.library import ModelResolver
+from desktop.ui.models.catalog_model import CatalogCells, PreparedEstimate
 from desktop.ui.state import AppState
 from desktop.ui.workers import LatestOnly, TaskControl
 
@@ -49,6 +51,8 @@ class CatalogEstimate:
     installed: Installed
     targets: Targets
     estimator: CatalogEstimator
+    #: the rows made into the table's cells on the worker (None: no cells were asked for)
+    prepared: PreparedEstimate | None = None
 
 
 class CatalogEstimates(QObject):
@@ -67,10 +71,13 @@ class CatalogEstimates(QObject):
         state: AppState,
         pairs: Sequence[tuple[CatalogModel, Variant]],
         parent: QObject | None = None,
+        *,
+        cells: CatalogCells | None = None,
     ) -> None:
         super().__init__(parent)
         self._state = state
         self._pairs = tuple(pairs)
+        self._cells = cells
         self._targets: Targets | None = None
         self._installed: Installed | None = None
         self._estimator: CatalogEstimator | None = None
@@ -100,6 +107,7 @@ class CatalogEstimates(QObject):
         if known_targets is None or known_installed is None:
             resolver = self._state.resolver  # made on the GUI thread, used by the worker only
         models_dir = self._state.workspace.models_dir
+        cells = self._cells
 
         def work(control: TaskControl) -> CatalogEstimate:
             targets_, installed = known_targets, known_installed
@@ -111,7 +119,9 @@ class CatalogEstimates(QObject):
                 targets_, hardware, models_dir=models_dir
             )
             rows = estimator.estimate(n_ctx, should_stop=control.should_stop)
-            return CatalogEstimate(n_ctx, hardware, rows, installed, targets_, estimator)
+            # The table's cells too: the GUI thread then only stores them.
+            prepared = None if cells is None else cells.prepare(rows, installed, n_ctx)
+            return CatalogEstimate(n_ctx, hardware, rows, installed, targets_, estimator, prepared)
 
         self._runner.submit(work)
         return True

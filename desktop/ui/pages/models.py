@@ -104,7 +104,7 @@ class ModelsPage(QWidget):
         self.model = CatalogTableModel(pairs, self)
         self.proxy = CatalogFilterProxy(catalog, self)
         self.proxy.setSourceModel(self.model)
-        self.estimates = CatalogEstimates(state, pairs, self)
+        self.estimates = CatalogEstimates(state, pairs, self, cells=self.model.cells)
         self.shown_ctx = 0
         self.shown_profile: HardwareProfile | None = None
         self._jobs: dict[str, DownloadJob] = {}
@@ -386,7 +386,9 @@ class ModelsPage(QWidget):
         self.bar.set_busy(None)
         bars = (self.table.verticalScrollBar(), self.table.horizontalScrollBar())
         positions = [bar.value() for bar in bars]
-        self.model.set_estimate(result.rows, result.installed, result.n_ctx)
+        self.model.set_estimate(
+            result.rows, result.installed, result.n_ctx, prepared=result.prepared
+        )
         for bar, position in zip(bars, positions, strict=True):
             bar.setValue(position)
         self.shown_ctx = result.n_ctx
@@ -419,7 +421,7 @@ class ModelsPage(QWidget):
         index = self.table.selectionModel().currentIndex()
         if not index.isValid():
             return None
-        entry = index.data(ROW_ROLE)
+        entry = index.siblingAtColumn(0).data(ROW_ROLE)  # the entry is kept in column 0
         return entry if isinstance(entry, CatalogEntry) else None
 
     def select_variant(self, variant_id: str) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from desktop.core.compare import ChartPoint
 from desktop.ui.widgets.refcount_guard import guard_refcounts
@@ -55,6 +55,8 @@ class CompareChart(QWidget):
             axis = item.getAxis(side)
             axis.setTextPen(text_color)
             axis.setPen(self.palette().color(QPalette.ColorRole.Mid))
+            # The grid lines are the axis' own: blitted from a pixmap, not replayed per redraw.
+            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         item.setLabel("bottom", self.tr("peak memory (MiB, RAM + VRAM)"), color=text_color.name())
         item.setLabel("left", self.tr("generation tokens/s"), color=text_color.name())
         item.showGrid(x=True, y=True, alpha=0.15)
