@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # Shipped builds of llama.cpp must run on any x86-64 CPU: no -march=native (AVX-512 here).
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 
-.PHONY: run test lint typecheck pytest bench package package-windows package-check demo clean screenshots
+.PHONY: run test lint typecheck pytest bench package package-windows package-check demo clean screenshots rpc-check
 
 $(STAMP): pyproject.toml Makefile
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,26 @@ pytest: $(STAMP) $(QM)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
+
+# `make rpc-check`: llama.cpp's RPC backend for real. Builds llama-cpp-python with GGML_RPC=ON in
+# its own virtualenv ($(RPC_VENV), ignored by git; about 8.5 minutes on two busy cores, once),
+# then tests/rpc starts two RPC servers on 127.0.0.1 from that build (`python -m
+# desktop.core.engine.rpc`), splits the SmolLM2 demo model over them and checks the greedy answer
+# equals a local run's (about 40 s). Not part of `make test` (the build alone outlasts it); .ci/run
+# runs it after the packaging proof.
+RPC_VENV ?= .rpc-venv
+RPC_PY := $(RPC_VENV)/bin/python
+RPC_STAMP := $(RPC_VENV)/.installed
+
+# --no-cache-dir: pip's wheel cache would hand back the RPC-less wheel of the same version.
+$(RPC_STAMP):
+	@test -x $(RPC_PY) || $(PYTHON) -m venv $(RPC_VENV)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) -DGGML_RPC=ON" $(RPC_PY) -m pip install -q --no-cache-dir \
+		llama-cpp-python==0.3.36
+	@touch $(RPC_STAMP)
+
+rpc-check: $(STAMP) $(RPC_STAMP)
+	LLM_SCOUT_RPC_PYTHON=$(abspath $(RPC_PY)) $(PY) -m pytest tests/rpc $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/hw_probe.py

@@ -14,13 +14,24 @@ import sys
 from collections.abc import Sequence
 
 from desktop import __version__
-from desktop.commands import bench, catalog, compare, download, fit, gui, hw, library, run
+from desktop.commands import (
+    bench,
+    catalog,
+    compare,
+    download,
+    fit,
+    gui,
+    hw,
+    library,
+    rpc_server,
+    run,
+)
 from desktop.commands.common import Parser
 from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, gui)
+COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, gui)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 
 from desktop.core import demo
 
-pytest_plugins = ["tests.fixtures.hub_fixtures"]
+pytest_plugins = ["tests.fixtures.hub_fixtures", "tests.fixtures.llama_server"]
 
 # Property tests: no wall-clock deadline (the machine is shared and noisy). Under CI the examples
 # are derived from the test itself, so a red build is reproducible and never a roll of the dice;

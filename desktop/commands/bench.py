@@ -18,9 +18,14 @@ import sys
 from typing import Any
 
 from desktop.commands.common import add_json_argument, workspace
-from desktop.commands.engine_options import add_model_options, load_settings_from, warn_if_cpu_only
+from desktop.commands.engine_options import (
+    add_model_options,
+    load_settings_from,
+    remote_endpoint_from,
+    warn_if_cpu_only,
+)
 from desktop.commands.output import emit_json, format_table, human_bytes, human_params
-from desktop.core.engine import BenchSettings, run_bench
+from desktop.core.engine import BenchSettings, RemoteClient, run_bench
 from desktop.core.fit import record_bench
 
 
@@ -47,7 +52,22 @@ def handle(args: argparse.Namespace) -> int:
     settings = BenchSettings(pp=args.pp, tg=args.tg, repetitions=args.repetitions)
     args.ctx = settings.context(args.ctx)
     load = load_settings_from(args, default_ctx=args.ctx)
+    endpoint = remote_endpoint_from(args)
     ws = workspace()
+    if endpoint is not None:
+        result = run_bench(
+            endpoint.base_url,
+            load,
+            settings,
+            label=endpoint.label,
+            client=RemoteClient(endpoint),
+        )
+        document = result.to_dict()
+        if args.json:
+            emit_json(document)
+        else:
+            _write_tables(document, markdown=args.md)
+        return 0
     resolved = ws.resolver.resolve(args.model)
     path = resolved.require_file()
     profile, _name = ws.profile()
@@ -83,20 +103,36 @@ def _write_tables(doc: dict[str, Any], *, markdown: bool) -> None:
     ram_error = doc["ram_error_pct"]
     roof = doc["roofline_tokens_per_s"]
     expected = doc["predicted_tokens_per_s"]
-    extra = [
-        ["TTFT (pp)", _pm(doc["ttft_ms"], doc["ttft_ms_sd"], ".1f") + " ms"],
-        ["load", f"{doc['load_ms']:.0f} ms"],
-        ["RSS peak", human_bytes(doc["rss_peak_bytes"])],
-        [
-            "RSS predicted",
-            human_bytes(doc["predicted_ram_bytes"])
-            + ("" if ram_error is None else f" ({ram_error:+.1f}%)"),
-        ],
-        ["VRAM peak / predicted", f"{human_bytes(doc['vram_peak_bytes'])} / "
-         f"{human_bytes(doc['predicted_vram_bytes'])}"],
-        ["roofline tg t/s", "-" if roof is None else f"{roof:.1f}"],
-        ["expected tg t/s", "-" if expected is None else f"{expected:.1f}"],
-    ]  # fmt: skip
+    if doc.get("remote"):
+        source = (
+            "server timings"
+            if doc["timing_source"] == "server"
+            else "speed measured on the client (pp: prompt tokens / TTFT, network included)"
+        )
+        extra = [
+            ["TTFT (pp)", _pm(doc["ttft_ms"], doc["ttft_ms_sd"], ".1f") + " ms"],
+            ["endpoint check", f"{doc['load_ms']:.0f} ms"],
+            ["speeds", source],
+            ["memory", "unknown"],
+            ["prediction", "no prediction: remote"],
+        ]
+        base[1:3] = ["-", "-"]
+        rows = [[*base, *row[5:]] for row in rows]
+    else:
+        extra = [
+            ["TTFT (pp)", _pm(doc["ttft_ms"], doc["ttft_ms_sd"], ".1f") + " ms"],
+            ["load", f"{doc['load_ms']:.0f} ms"],
+            ["RSS peak", human_bytes(doc["rss_peak_bytes"])],
+            [
+                "RSS predicted",
+                human_bytes(doc["predicted_ram_bytes"])
+                + ("" if ram_error is None else f" ({ram_error:+.1f}%)"),
+            ],
+            ["VRAM peak / predicted", f"{human_bytes(doc['vram_peak_bytes'])} / "
+             f"{human_bytes(doc['predicted_vram_bytes'])}"],
+            ["roofline tg t/s", "-" if roof is None else f"{roof:.1f}"],
+            ["expected tg t/s", "-" if expected is None else f"{expected:.1f}"],
+        ]  # fmt: skip
     if markdown:
         _markdown(headers, rows)
         sys.stdout.write("\n")

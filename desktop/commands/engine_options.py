@@ -7,8 +7,9 @@ import argparse
 import os
 import sys
 
-from desktop.core.engine import LoadSettings, auto_flash_attn
+from desktop.core.engine import LoadSettings, RemoteEndpoint, auto_flash_attn
 from desktop.core.engine import protocol as p
+from desktop.core.errors import UsageError
 from desktop.core.settings import Settings
 
 
@@ -17,14 +18,58 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "model",
         metavar="MODEL",
+        nargs="?",
         help="a GGUF file, a catalog variant or model id (downloaded or in the library) "
-        "or a demo model key (smollm2, gemma3)",
+        "or a demo model key (smollm2, gemma3); or --endpoint and --model instead",
     )
+    add_remote_options(parser)
     parser.add_argument("--ngl", type=int, default=0, metavar="N", help="layers on the GPU")
     parser.add_argument(
         "--threads", type=int, default=None, metavar="N", help="CPU threads (physical cores)"
     )
     add_attention_options(parser)
+
+
+def add_remote_options(parser: argparse.ArgumentParser) -> None:
+    """``--endpoint URL --model NAME [--api-key-env VAR]``: a model behind an OpenAI-compatible
+    server instead of a local file."""
+    remote = parser.add_argument_group("a model behind an OpenAI-compatible server")
+    remote.add_argument(
+        "--endpoint",
+        metavar="URL",
+        help="the server's base URL, e.g. http://127.0.0.1:8080/v1 (llama-server, vLLM, "
+        "Ollama, LM Studio)",
+    )
+    remote.add_argument(
+        "--model", dest="remote_model", metavar="NAME", help="the model name the server serves"
+    )
+    remote.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        help="the environment variable with the API key (default LLM_SCOUT_API_KEY; the "
+        "keyring is asked when the keyring package is installed)",
+    )
+
+
+def remote_endpoint_from(args: argparse.Namespace) -> RemoteEndpoint | None:
+    """The server ``--endpoint``/``--model`` name, or None for a local MODEL (UsageError when
+    the options do not fit together)."""
+    endpoint = getattr(args, "endpoint", None)
+    name = getattr(args, "remote_model", None)
+    if endpoint is None:
+        if name is not None or getattr(args, "api_key_env", None) is not None:
+            raise UsageError("--model and --api-key-env go with --endpoint URL.")
+        if not args.model:
+            raise UsageError("Name a MODEL, or a server with --endpoint URL --model NAME.")
+        return None
+    if args.model:
+        raise UsageError(
+            f"Give either MODEL ({args.model}) or --endpoint, not both; the server's model "
+            "is named with --model NAME."
+        )
+    if not name:
+        raise UsageError("--endpoint needs --model NAME: the model the server should run.")
+    return RemoteEndpoint(endpoint, name, key_env=getattr(args, "api_key_env", None))
 
 
 def add_attention_options(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +85,18 @@ def add_attention_options(parser: argparse.ArgumentParser) -> None:
         choices=("auto", "on", "off"),
         default="auto",
         help="flash attention (auto: llama.cpp's default here, on for a quantized KV cache)",
+    )
+
+
+def add_rpc_option(parser: argparse.ArgumentParser) -> None:
+    """``--rpc HOST:PORT`` (repeatable): llama.cpp RPC servers that take layers."""
+    parser.add_argument(
+        "--rpc",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="a llama.cpp RPC server (`llm-scout rpc-server` there) whose memory takes layers, "
+        "with --ngl -1 or N (repeatable; needs a llama.cpp built with GGML_RPC=ON)",
     )
 
 
@@ -65,7 +122,14 @@ def load_settings_from(
             f"llm-scout: {threads} threads is more than the {logical} logical CPUs; "
             "llama.cpp gets slower, not faster, with more threads than cores.\n"
         )
+    rpc_servers = tuple(getattr(args, "rpc", None) or ())
+    if rpc_servers and args.ngl == 0:
+        raise UsageError(
+            "With --ngl 0 every layer stays on this CPU and the RPC servers get none; "
+            "pass --ngl -1 (all layers) or a number."
+        )
     return LoadSettings(
+        rpc_servers=rpc_servers,
         n_ctx=args.ctx if args.ctx is not None else default_ctx,
         n_gpu_layers=args.ngl,
         n_threads=threads,

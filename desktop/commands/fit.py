@@ -1,10 +1,15 @@
-"""`llm-scout fit TARGET [--ctx N] [--ngl N] [--cache-type T] [--profile FILE|NAME] [--json]`.
+"""`llm-scout fit TARGET [--ctx N] [--ngl N] [--cache-type T] [--profile FILE|NAME]
+[--tensor-parallel N] [--pipeline-parallel N] [--json]`.
 
 TARGET is anything the model resolver takes: a catalog variant id
 (``qwen2.5-7b-instruct:Q4_K_M``), a bare model id (its Q4_K_M variant), a demo key or a local
 ``.gguf`` file. The estimate is for this machine unless ``--profile`` names a saved profile or a
 bundled what-if profile. A catalog variant with a file on disk (downloaded, or matched by the
 library) is estimated from its file's header rather than from the catalog's numbers.
+
+For an AWQ variant the output ends with the ``vllm serve`` command that matches the estimate
+(:func:`~desktop.core.fit.plan_vllm`); where the profile has no GPU vLLM can use, it says what
+is needed and shows the command for the smallest bundled what-if profile that runs it.
 """
 
 from __future__ import annotations
@@ -16,15 +21,21 @@ from typing import Any
 from desktop.commands.common import add_json_argument, add_profile_argument, workspace
 from desktop.commands.engine_options import add_attention_options, flash_attn_from
 from desktop.commands.fit_dryrun import add_dry_run_argument, cross_check, print_cross_check
+from desktop.commands.fit_rpc import add_rpc_split_arguments, run_split
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.errors import UsageError
 from desktop.core.fit import (
     FitResult,
+    FitTarget,
+    VllmPlan,
     apply_calibration,
     calibration_for,
     default_context,
     estimate,
+    plan_vllm,
+    what_if_plan,
 )
+from desktop.core.hardware import HardwareProfile
 
 
 def register(subparsers: Any) -> None:
@@ -62,11 +73,25 @@ def register(subparsers: Any) -> None:
     )
     add_profile_argument(fit)
     fit.add_argument(
+        "--tensor-parallel",
+        type=int,
+        metavar="N",
+        help="AWQ/vLLM: GPUs per node for --tensor-parallel-size (default: fewest that fit)",
+    )
+    fit.add_argument(
+        "--pipeline-parallel",
+        type=int,
+        metavar="N",
+        default=1,
+        help="AWQ/vLLM: nodes like the profile's, joined by vLLM's Ray cluster (default: 1)",
+    )
+    fit.add_argument(
         "--uncalibrated",
         action="store_true",
         help="the raw model, without this machine's (or the profile's) measured runs",
     )
     add_dry_run_argument(fit)
+    add_rpc_split_arguments(fit)  # a model split across machines: fit_rpc.py
     add_json_argument(fit)
     fit.set_defaults(handler=run_fit)
 
@@ -85,11 +110,23 @@ def run_fit(args: argparse.Namespace) -> int:
             f"A {args.cache_type} KV cache needs flash attention (llama.cpp cannot make a "
             "quantized V cache without it); use --flash-attn auto or on."
         )
+    if args.tensor_parallel is not None and args.tensor_parallel < 1:
+        raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}.")
+    if args.pipeline_parallel < 1:
+        raise UsageError(f"--pipeline-parallel must be at least 1, not {args.pipeline_parallel}.")
     ws = workspace()
     resolved = ws.resolver.resolve(args.target)
     target = resolved.fit_target()
+    vllm_options = args.tensor_parallel is not None or args.pipeline_parallel > 1
+    if vllm_options and target.format != "awq":
+        raise UsageError(
+            "--tensor-parallel and --pipeline-parallel are for AWQ variants served by vLLM; "
+            f"{target.label} is a GGUF model run by llama.cpp."
+        )
     profile, profile_name = ws.profile(args.profile)
     n_ctx = args.ctx or default_context(target.arch, ws.settings.default_ctx)
+    if args.rpc_profile:  # split across machines (llama.cpp RPC): its own estimate and output
+        return run_split(args, target, profile, profile_name, n_ctx)
     result = estimate(
         target,
         profile,
@@ -106,8 +143,15 @@ def run_fit(args: argparse.Namespace) -> int:
     check = cross_check(args, resolved, target, profile, result) if args.dry_run else None
     if check is not None:
         result = check.result
+    vllm = _vllm_plans(args, target, profile, n_ctx) if target.format == "awq" else None
     if args.json:
         document = result.to_dict()
+        if vllm is not None:
+            plan, what_if = vllm
+            document["vllm"] = plan.to_dict()
+            document["vllm_what_if"] = (
+                None if what_if is None else {"profile": what_if[0], **what_if[1].to_dict()}
+            )
         document["profile"] = profile_name
         document["calibration"] = None if applied is None else applied.to_dict()
         if check is not None:
@@ -115,6 +159,8 @@ def run_fit(args: argparse.Namespace) -> int:
         emit_json(document)
         return 0
     _print_human(result, profile_name)
+    if vllm is not None:
+        _print_vllm(*vllm, profile_name)
     if applied is not None:
         sys.stdout.write(f"\n{applied.text()}\n")
     if check is not None:
@@ -183,6 +229,41 @@ def _print_human(result: FitResult, profile_name: str) -> None:
     out.write("".join(f"{k + ':':<{width + 2}}{v}\n" for k, v in facts))
     if result.reasons:
         out.write("\n" + "\n".join(f"- {r}" for r in result.reasons) + "\n")
+
+
+def _vllm_plans(
+    args: argparse.Namespace, target: FitTarget, profile: HardwareProfile, n_ctx: int
+) -> tuple[VllmPlan, tuple[str, VllmPlan] | None]:
+    """The plan for the profile and, when it has no command, one for a what-if profile."""
+    plan = plan_vllm(
+        target,
+        profile,
+        n_ctx=n_ctx,
+        tensor_parallel=args.tensor_parallel,
+        pipeline_parallel=args.pipeline_parallel,
+    )
+    return plan, None if plan.fits else what_if_plan(target, n_ctx)
+
+
+def _print_vllm(plan: VllmPlan, what_if: tuple[str, VllmPlan] | None, profile_name: str) -> None:
+    out = sys.stdout
+    out.write("\nvLLM (AWQ runs through an OpenAI-compatible vLLM server):\n")
+    if plan.fits and plan.per_gpu is not None:
+        share = plan.per_gpu
+        gpus = f"{share.n_gpus} x {plan.gpu_name}" if share.n_gpus > 1 else plan.gpu_name
+        out.write(
+            f"  per GPU: {human_bytes(share.total)} (weights {human_bytes(share.weights)}, "
+            f"KV cache {human_bytes(share.kv_cache)}, overhead {human_bytes(share.overhead)}) "
+            f"on {gpus}\n"
+        )
+        out.write(f"  {plan.command}\n")
+    else:
+        out.write(f"  not on {profile_name}: {plan.reason}\n")
+        if what_if is not None:
+            name, other = what_if
+            out.write(f"  on the what-if profile {name}:\n  {other.command}\n")
+    for note in plan.notes:
+        out.write(f"  - {note}\n")
 
 
 def _rate(value: float | None) -> str:

@@ -20,9 +20,24 @@ import sys
 from pathlib import Path
 
 from desktop.commands.common import add_json_argument, workspace
-from desktop.commands.engine_options import add_model_options, load_settings_from, warn_if_cpu_only
+from desktop.commands.engine_options import (
+    add_model_options,
+    add_rpc_option,
+    load_settings_from,
+    remote_endpoint_from,
+    warn_if_cpu_only,
+)
 from desktop.commands.output import emit_json, format_table, human_bytes
-from desktop.core.engine import Conversation, Prediction, RunReport, Session, WorkerError, error_pct
+from desktop.core.engine import (
+    Conversation,
+    Prediction,
+    RemoteClient,
+    RemoteEndpoint,
+    RunReport,
+    Session,
+    WorkerError,
+    error_pct,
+)
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
 from desktop.core.fit import past_trained_context, record_run
@@ -81,6 +96,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="chat template: a name (chatml, gemma, llama3, ...) or Jinja text; default: the "
         "file's own, else one chosen by architecture",
     )
+    add_rpc_option(parser)
     add_json_argument(parser, help="one JSON document at the end")
     parser.set_defaults(handler=handle)
 
@@ -90,10 +106,9 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError("--json works with --prompt, not with --chat.")
     if args.max_tokens < 1:
         raise UsageError(f"--max-tokens must be at least 1, not {args.max_tokens}.")
+    endpoint = remote_endpoint_from(args)
     ws = workspace()
     load = load_settings_from(args, default_ctx=ws.settings.default_ctx, settings=ws.settings)
-    resolved = ws.resolver.resolve(args.model)
-    path = resolved.require_file()
     profile, _name = ws.profile()
     params = p.SamplingParams(
         temperature=args.temp,
@@ -105,15 +120,24 @@ def handle(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         stop=tuple(args.stop),
     )
-    target = resolved.fit_target() if resolved.header is not None else None
-    past = past_trained_context(target.arch, load.n_ctx) if target is not None else None
-    if past:
-        sys.stderr.write(f"llm-scout: warning: {past}\n")
-    with Session(path, load, target=target, profile=profile) as session:
+    if endpoint is not None:
+        label = endpoint.label
+        session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
+    else:
+        resolved = ws.resolver.resolve(args.model)
+        path = resolved.require_file()
+        label = resolved.label
+        target = resolved.fit_target() if resolved.header is not None else None
+        past = past_trained_context(target.arch, load.n_ctx) if target is not None else None
+        if past:
+            sys.stderr.write(f"llm-scout: warning: {past}\n")
+        session = Session(path, load, target=target, profile=profile)
+    with session:
         loaded = session.open()
-        warn_if_cpu_only(args.ngl, loaded)
+        if endpoint is None:
+            warn_if_cpu_only(args.ngl, loaded)
         if args.chat:
-            return _chat(Conversation(session, system=args.system, params=params), resolved.label)
+            return _chat(Conversation(session, system=args.system, params=params), label)
         messages = () if args.raw else (p.ChatMessage("user", args.prompt),)
         request = session.generate(
             messages=messages,
@@ -125,13 +149,17 @@ def handle(args: argparse.Namespace) -> int:
         report = session.report(request)
         metrics = report.metrics
         prediction = session.prediction(metrics.prompt_tokens + metrics.generated_tokens)
-    record_run(report, loaded, profile, label=resolved.label)  # never fails the command
+    if endpoint is None:  # a server's speed says nothing about this machine's calibration
+        record_run(report, loaded, profile, label=label)  # never fails the command
     if args.json:
         emit_json(report.to_dict())
     else:
         sys.stdout.write("\n")
         sys.stdout.flush()
-        rows = _report_rows(report, loaded, prediction, resolved.label)
+        if endpoint is not None:
+            rows = _remote_rows(report, endpoint)
+        else:
+            rows = _report_rows(report, loaded, prediction, label)
         sys.stderr.write("\n" + format_table(*rows) + "\n")
         warning = report.speed_warning()
         if warning:
@@ -263,6 +291,36 @@ def _save(chat: Conversation, path: Path, label: str) -> str:
 
 def _num(value: float | None, spec: str) -> str:
     return "-" if value is None else format(value, spec)
+
+
+def _speed_source(report: RunReport) -> str:
+    if report.timing_source == "server":
+        return "server timings (the server's own prompt and generation times)"
+    return "speed measured on the client (token arrival times, network included)"
+
+
+def _remote_rows(report: RunReport, endpoint: RemoteEndpoint) -> tuple[list[str], list[list[str]]]:
+    """The table for a model behind a server: what was measured here, what the server said,
+    memory only as far as the server exposes it."""
+    m = report.metrics
+    reason = report.finish_reason or "-"
+    memory = []
+    if report.server_vram_bytes is not None:
+        memory.append(f"VRAM {human_bytes(report.server_vram_bytes)}")
+    if report.kv_cache_usage_pct is not None:
+        memory.append(f"KV cache {report.kv_cache_usage_pct:.0f}% used")
+    rows = [
+        ["model", f"{endpoint.model} on {endpoint.base_url} (remote)"],
+        ["stopped by", FINISH_TEXT.get(reason, reason)],
+        ["endpoint check", f"{_num(report.load_ms, '.0f')} ms"],
+        ["TTFT", f"{_num(m.ttft_ms, '.0f')} ms"],
+        ["prompt", f"{m.prompt_tokens} tokens, {_num(m.prompt_tokens_per_s, '.1f')} tokens/s"],
+        ["generation", f"{m.generated_tokens} tokens, {_num(m.tokens_per_s, '.1f')} tokens/s"],
+        ["speeds", _speed_source(report)],
+        ["memory", ", ".join(memory) + " (server)" if memory else "unknown"],
+        ["prediction", "no prediction: remote"],
+    ]
+    return ["metric", "value"], rows
 
 
 def _report_rows(

@@ -115,6 +115,15 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "engine.spawn_failed": "The engine could not be started",
         "engine.timeout": "The engine did not answer in time",
         "engine.engine_missing": "llama-cpp-python is missing",
+        # remote engines (an OpenAI-compatible server), as WorkerError reports them
+        "engine.refused": "The server cannot be reached",
+        "engine.unauthorized": "The server refused the API key",
+        "engine.endpoint_not_found": "Not an OpenAI-compatible address",
+        "engine.model_not_found": "The server does not serve that model",
+        "engine.server_error": "The server reported an error",
+        "engine.malformed": "The server sent a malformed stream",
+        "engine.disconnected": "The server closed the connection mid-answer",
+        "engine.remote_usage": "Remote model settings cannot be used",
     }
 )
 

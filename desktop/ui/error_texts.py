@@ -177,4 +177,26 @@ def kind_titles() -> dict[str, str]:
         "engine.engine_missing": QCoreApplication.translate(
             "ErrorKinds", "llama-cpp-python is missing"
         ),
+        "engine.refused": QCoreApplication.translate("ErrorKinds", "The server cannot be reached"),
+        "engine.unauthorized": QCoreApplication.translate(
+            "ErrorKinds", "The server refused the API key"
+        ),
+        "engine.endpoint_not_found": QCoreApplication.translate(
+            "ErrorKinds", "Not an OpenAI-compatible address"
+        ),
+        "engine.model_not_found": QCoreApplication.translate(
+            "ErrorKinds", "The server does not serve that model"
+        ),
+        "engine.server_error": QCoreApplication.translate(
+            "ErrorKinds", "The server reported an error"
+        ),
+        "engine.malformed": QCoreApplication.translate(
+            "ErrorKinds", "The server sent a malformed stream"
+        ),
+        "engine.disconnected": QCoreApplication.translate(
+            "ErrorKinds", "The server closed the connection mid-answer"
+        ),
+        "engine.remote_usage": QCoreApplication.translate(
+            "ErrorKinds", "Remote model settings cannot be used"
+        ),
     }

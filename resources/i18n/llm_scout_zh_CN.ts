@@ -2,6 +2,65 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CatalogCells</name>
+    <message>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+384"/>
+        <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
+        <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
+        <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>%1 parameters.</source>
+        <translation>%1 参数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 files from %2</source>
+        <translation>%1 个文件，来自 %2</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Size checked against the Hub.</source>
+        <translation>大小已与 Hub 核对。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Estimated from the model&apos;s shapes and the quant&apos;s tensor types, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
+        <translation>根据模型结构和该量化方式的张量类型估算，尚未与 Hub 核对（`llm-scout catalog refresh` 会核对）。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Commercial use allowed.</source>
+        <translation>允许商用。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Not for commercial use.</source>
+        <translation>不可商用。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Speaks Chinese.</source>
+        <translation>支持中文。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.</source>
+        <translation>在 %1 个 token 的上下文下预测：内存 %2，显存 %3。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>From the downloaded file&apos;s header.</source>
+        <translation>来自已下载文件的文件头。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Predicted generation speed, from memory bandwidth.</source>
+        <translation>根据内存带宽预测的生成速度。</translation>
+    </message>
+</context>
+<context>
     <name>CatalogFilterBar</name>
     <message>
         <location filename="../../desktop/ui/widgets/catalog_filter_bar.py" line="+71"/>
@@ -135,9 +194,8 @@
 <context>
     <name>CatalogTableModel</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+293"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+116"/>
         <source>Family</source>
-        <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column.</extracomment>
         <translation>系列</translation>
     </message>
     <message>
@@ -244,61 +302,6 @@
         <location line="+2"/>
         <source>Whether the model speaks Chinese well (中文).</source>
         <translation>模型的中文能力是否好（中文）。</translation>
-    </message>
-    <message>
-        <location line="+100"/>
-        <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
-        <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>%1 parameters.</source>
-        <translation>%1 参数。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>%1 files from %2</source>
-        <translation>%1 个文件，来自 %2</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Size checked against the Hub.</source>
-        <translation>大小已与 Hub 核对。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Estimated from the model&apos;s shapes and the quant&apos;s tensor types, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
-        <translation>根据模型结构和该量化方式的张量类型估算，尚未与 Hub 核对（`llm-scout catalog refresh` 会核对）。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Commercial use allowed.</source>
-        <translation>允许商用。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Not for commercial use.</source>
-        <translation>不可商用。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Speaks Chinese.</source>
-        <translation>支持中文。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.</source>
-        <translation>在 %1 个 token 的上下文下预测：内存 %2，显存 %3。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>From the downloaded file&apos;s header.</source>
-        <translation>来自已下载文件的文件头。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Predicted generation speed, from memory bandwidth.</source>
-        <translation>根据内存带宽预测的生成速度。</translation>
     </message>
 </context>
 <context>
@@ -679,7 +682,7 @@
         <translation>生成速度与峰值内存</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+19"/>
         <source>peak memory (MiB, RAM + VRAM)</source>
         <translation>峰值内存（MiB，内存 + 显存）</translation>
     </message>
@@ -725,7 +728,7 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+157"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+156"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -1898,6 +1901,46 @@
         <source>llama-cpp-python is missing</source>
         <translation>缺少 llama-cpp-python</translation>
     </message>
+    <message>
+        <location line="+3"/>
+        <source>The server cannot be reached</source>
+        <translation>无法连接到服务器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The server refused the API key</source>
+        <translation>服务器拒绝了 API 密钥</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not an OpenAI-compatible address</source>
+        <translation>不是 OpenAI 兼容的地址</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server does not serve that model</source>
+        <translation>服务器未提供该模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server reported an error</source>
+        <translation>服务器报告了错误</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server sent a malformed stream</source>
+        <translation>服务器发送的数据流格式错误</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server closed the connection mid-answer</source>
+        <translation>服务器在回答中途断开了连接</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Remote model settings cannot be used</source>
+        <translation>远程模型设置无法使用</translation>
+    </message>
 </context>
 <context>
     <name>Errors</name>
@@ -1962,9 +2005,9 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-346"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-448"/>
         <source>partial %1/%2</source>
-        <extracomment>The :class:`CatalogEntry` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
+        <extracomment>The :class:`CatalogEntry` of a row (in column 0). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
     </message>
     <message>
@@ -3377,12 +3420,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+278"/>
+        <location line="+283"/>
         <source>memory (MiB)</source>
         <translation>内存（MiB）</translation>
     </message>
     <message>
-        <location line="-277"/>
+        <location line="-282"/>
         <source>GPU %</source>
         <translation>GPU %</translation>
     </message>
@@ -3397,7 +3440,7 @@
         <translation>暂无读数</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+34"/>
         <location line="+33"/>
         <source>predicted</source>
         <translation>预测</translation>
@@ -3723,7 +3766,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/ui/app.py" line="+94"/>
+        <location filename="../../desktop/ui/app.py" line="+96"/>
         <source>llama.cpp: the engine could not be started</source>
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
@@ -4060,7 +4103,7 @@
         <translation>让 llama.cpp 加载该文件但不分配任何内存，把它将使用的缓冲区与本估算对比（一两秒）。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+16"/>
         <source>Largest context</source>
         <translation>最大上下文</translation>
     </message>
@@ -4105,7 +4148,28 @@
         <translation>在演练场中打开</translation>
     </message>
     <message>
-        <location line="+66"/>
+        <location line="+26"/>
+        <source>Run with vLLM</source>
+        <translation>用 vLLM 运行</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>vLLM command</source>
+        <translation>vLLM 命令</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+125"/>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <location line="-123"/>
+        <source>Copy the command to the clipboard.</source>
+        <translation>将命令复制到剪贴板。</translation>
+    </message>
+    <message>
+        <location line="+54"/>
         <source>Asking llama.cpp…</source>
         <translation>正在询问 llama.cpp…</translation>
     </message>
@@ -4145,7 +4209,27 @@
         <translation>llama.cpp 自己的预估（未分配内存，用时 %1）：</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+25"/>
+        <source>AWQ runs in a vLLM server (Linux, NVIDIA GPU). Per GPU: %1 on %2.</source>
+        <translation>AWQ 模型在 vLLM 服务器中运行（Linux，NVIDIA GPU）。每块 GPU：%2 上 %1。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Not on this profile: %1</source>
+        <translation>此配置无法运行：%1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>On the what-if profile %1:</source>
+        <translation>在假设配置 %1 上：</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>Verdict: %1</source>
         <translation>判定：%1</translation>
     </message>
@@ -4382,7 +4466,7 @@
         <translation>正在估算…</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>No estimate: %1</source>
         <translation>无法估算：%1</translation>
     </message>

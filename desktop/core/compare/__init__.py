@@ -18,6 +18,7 @@ from desktop.core.compare.contestants import (
     SETTING_KEYS,
     Contestant,
     build_contestants,
+    remote_contestant,
     split_spec,
     unique_names,
 )
@@ -127,6 +128,7 @@ __all__ = [
     "load_suite_file",
     "open_comparison",
     "record_vote",
+    "remote_contestant",
     "render",
     "report_format",
     "require_parallel",

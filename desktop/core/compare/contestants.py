@@ -8,7 +8,10 @@ settings that differ (``SmolLM2 135M Instruct Q4_1 (temp 0.2)``).
 
 What a person types is a resolver spec with optional settings after ``@``:
 ``smollm2``, ``qwen2.5-7b-instruct:Q4_K_M@temp=0.2,ctx=8192``, ``./model.gguf@ngl=20,name=GPU``
-(:data:`SETTING_KEYS` lists the keys).
+(:data:`SETTING_KEYS` lists the keys). A spec that starts with ``http://`` or ``https://`` is a
+model behind an OpenAI-compatible server: ``http://127.0.0.1:8080/v1@model=NAME`` (plus
+``key_env=VAR`` for the API key's variable, and the sampling keys); it has no file, no
+prediction, and the history stores its endpoint and model name.
 """
 
 from __future__ import annotations
@@ -22,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.compare.errors import CompareError
-from desktop.core.engine import LoadSettings, auto_flash_attn
+from desktop.core.engine import (
+    LoadSettings,
+    RemoteEndpoint,
+    auto_flash_attn,
+    endpoint_from_spec,
+    is_remote_spec,
+)
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
 from desktop.core.history import ContestantRecord, settings_dict
@@ -75,7 +84,8 @@ _SETTING_RE = re.compile(r"^[a-z_]+=[^,]*(,[a-z_]+=[^,]*)*$")
 class Contestant:
     """One column of a comparison. ``name`` empty: the model's label. ``unavailable`` is set
     on a stored contestant whose model is no longer on this machine: a resume marks it failed
-    with that reason and runs the others."""
+    with that reason and runs the others. ``endpoint``: the server a remote contestant runs on
+    (its ``model`` then has no file)."""
 
     model: ResolvedModel
     load: LoadSettings = field(default_factory=LoadSettings)
@@ -83,6 +93,11 @@ class Contestant:
     name: str = ""
     system: str | None = None
     unavailable: str | None = None
+    endpoint: RemoteEndpoint | None = None
+
+    @property
+    def remote(self) -> bool:
+        return self.endpoint is not None
 
     @property
     def display_name(self) -> str:
@@ -99,7 +114,12 @@ class Contestant:
         return self.model.header.quant if self.model.header is not None else None
 
     def settings_dict(self) -> dict[str, Any]:
-        """The settings as the history stores them."""
+        """The settings as the history stores them (a remote one's endpoint and model name, never
+        its API key)."""
+        if self.endpoint is not None:
+            return settings_dict(
+                self.load, self.sampling, system=self.system, remote=self.endpoint.to_dict()
+            )
         return settings_dict(self.load, self.sampling, system=self.system)
 
     def known_sha256(self) -> str | None:
@@ -206,6 +226,9 @@ def build_contestants(
     out = []
     for text in specs:
         model_spec, settings = split_spec(text)
+        if is_remote_spec(model_spec):
+            out.append(_remote(model_spec, settings, load, sampling, system))
+            continue
         resolved = resolver.resolve(model_spec)
         resolved.require_file()
         base = Contestant(
@@ -216,6 +239,38 @@ def build_contestants(
         )
         out.append(base.with_settings(settings) if settings else base)
     return unique_names(out)
+
+
+def remote_contestant(
+    endpoint: RemoteEndpoint,
+    load: LoadSettings | None = None,
+    sampling: p.SamplingParams | None = None,
+    system: str | None = None,
+) -> Contestant:
+    """A contestant that runs on an OpenAI-compatible server."""
+    model = ResolvedModel(endpoint.spec, "remote", endpoint.label)
+    return Contestant(
+        model,
+        load or LoadSettings(),
+        sampling or p.SamplingParams(),
+        system=system,
+        endpoint=endpoint,
+    )
+
+
+def _remote(
+    base_url: str,
+    settings: Mapping[str, str],
+    load: LoadSettings | None,
+    sampling: p.SamplingParams | None,
+    system: str | None,
+) -> Contestant:
+    try:
+        endpoint, rest = endpoint_from_spec(base_url, dict(settings))
+    except ScoutError as exc:
+        raise CompareError(exc.message, kind="compare.option") from exc
+    base = remote_contestant(endpoint, load, sampling, system)
+    return base.with_settings(rest) if rest else base
 
 
 def check_count(n: int) -> None:
@@ -287,11 +342,16 @@ def contestant_from_record(resolver: ModelResolver, record: ContestantRecord) ->
     known_load = {f.name for f in dataclasses.fields(LoadSettings)}
     known_sampling = {f.name for f in dataclasses.fields(p.SamplingParams)}
     unavailable: str | None = None
-    try:
-        resolved = _resolve_again(resolver, record)
-    except ScoutError as exc:
-        resolved = ResolvedModel(record.spec, "catalog", record.name)
-        unavailable = exc.message
+    endpoint: RemoteEndpoint | None = None
+    if is_remote_spec(record.spec):
+        endpoint = _endpoint_of(record)
+        resolved = ResolvedModel(endpoint.spec, "remote", endpoint.label)
+    else:
+        try:
+            resolved = _resolve_again(resolver, record)
+        except ScoutError as exc:
+            resolved = ResolvedModel(record.spec, "catalog", record.name)
+            unavailable = exc.message
     try:
         load = LoadSettings(**{k: v for k, v in load_data.items() if k in known_load})
         sampling = p.SamplingParams(
@@ -308,7 +368,24 @@ def contestant_from_record(resolver: ModelResolver, record: ContestantRecord) ->
         name=record.name,
         system=record.settings.get("system"),
         unavailable=unavailable,
+        endpoint=endpoint,
     )
+
+
+def _endpoint_of(record: ContestantRecord) -> RemoteEndpoint:
+    remote = record.settings.get("remote") or {}
+    base_url, settings = split_spec(record.spec)
+    try:
+        if remote.get("endpoint") and remote.get("model"):
+            return RemoteEndpoint(
+                str(remote["endpoint"]), str(remote["model"]), key_env=remote.get("key_env")
+            )
+        return endpoint_from_spec(base_url, settings)[0]
+    except ScoutError as exc:
+        raise CompareError(
+            f"The stored endpoint of {record.name} cannot be used: {exc.message}",
+            kind="compare.option",
+        ) from exc
 
 
 def _resolve_again(resolver: ModelResolver, record: ContestantRecord) -> ResolvedModel:

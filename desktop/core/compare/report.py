@@ -242,6 +242,21 @@ def summary_cells(row: SummaryRow) -> list[str]:
         name += " (failed)"
     measured = human_bytes(row.rss_peak_bytes)
     error = "" if row.ram_error_pct is None else f" ({row.ram_error_pct:+.1f}%)"
+    if row.remote:
+        return [
+            name,
+            row.quant or "-",
+            str(row.n_ctx) if row.n_ctx else "-",
+            _num(row.ttft_ms, ".0f"),
+            _num(row.prompt_tokens_per_s, ".1f"),
+            _num(row.generation_tokens_per_s, ".1f")
+            + (" (server timings)" if row.timing_source == "server" else ""),
+            "unknown",
+            _remote_memory(row),
+            "no prediction: remote",
+            f"{row.checks_passed}/{row.checks_total}" if row.checks_total else "-",
+            row.votes.describe(),
+        ]
     return [
         name,
         row.quant or "-",
@@ -255,6 +270,16 @@ def summary_cells(row: SummaryRow) -> list[str]:
         f"{row.checks_passed}/{row.checks_total}" if row.checks_total else "-",
         row.votes.describe(),
     ]
+
+
+def _remote_memory(row: SummaryRow) -> str:
+    """A server's memory as far as it said: its VRAM, its KV cache use, else unknown."""
+    parts = []
+    if row.vram_peak_bytes is not None:
+        parts.append(human_bytes(row.vram_peak_bytes))
+    if row.kv_cache_usage_pct is not None:
+        parts.append(f"KV cache {row.kv_cache_usage_pct:.0f}% used")
+    return ", ".join(parts) or "unknown"
 
 
 def to_markdown(result: ComparisonResult) -> str:
@@ -290,6 +315,15 @@ def to_markdown(result: ComparisonResult) -> str:
         "TTFT and speeds are medians over the answers; memory is the peak. RAM predicted is "
         "the fit estimate for the same settings, measured is the peak resident set.",
         "",
+    ]
+    if any(row.remote for row in summary):
+        lines += [
+            "A model behind a server has no prediction; its TTFT and speeds are measured on "
+            "this client (network included) unless marked as the server's own timings, and its "
+            "memory is what the server exposes, else unknown.",
+            "",
+        ]
+    lines += [
         "## Answers",
         "",
     ]

@@ -42,6 +42,11 @@ class ContestantInfo:
     def setting(self, group: str, key: str) -> Any:
         return (self.settings.get(group) or {}).get(key)
 
+    @property
+    def remote(self) -> bool:
+        """Whether the contestant ran on a server (the history stores its endpoint)."""
+        return bool(self.settings.get("remote"))
+
 
 @dataclass(frozen=True)
 class ContestantOutcome:
@@ -128,6 +133,12 @@ class SummaryRow:
     checks_total: int
     votes: WinRate
     blind_label: str | None = None
+    # A model behind a server: no prediction, memory only what the server exposes (None:
+    # unknown); speeds measured on the client unless the server's timings were used.
+    remote: bool = False
+    timing_source: str = "client"
+    memory_source: str = "process"
+    kv_cache_usage_pct: float | None = None
 
     @property
     def score(self) -> float | None:
@@ -163,6 +174,10 @@ class SummaryRow:
                 "bad": self.votes.bad,
                 "win_rate": self.votes.rate,
             },
+            "remote": self.remote,
+            "timing_source": self.timing_source,
+            "memory_source": self.memory_source,
+            "kv_cache_usage_pct": self.kv_cache_usage_pct,
         }
 
 
@@ -265,6 +280,11 @@ def _summary_row(
         top = max(reports, key=lambda r: r.rss_peak_bytes or 0)
         predicted, predicted_vram = top.predicted_ram_bytes, top.predicted_vram_bytes
     n_ctx = next((r.n_ctx for r in reports if r.n_ctx), None) or info.n_ctx
+    remote = info.remote
+    timing = "server" if any(r.timing_source == "server" for r in reports) else "client"
+    memory = "process"
+    if remote:
+        memory = "server" if any(r.memory_source == "server" for r in reports) else "unknown"
     return SummaryRow(
         contestant=info.index,
         name=info.name,
@@ -278,7 +298,7 @@ def _summary_row(
         generation_tokens_per_s=_median([r.metrics.tokens_per_s for r in reports]),
         private_peak_bytes=_peak([r.private_peak_bytes for r in reports]),
         rss_peak_bytes=peak_rss,
-        vram_peak_bytes=_peak([r.vram_peak_bytes for r in reports]),
+        vram_peak_bytes=_peak([r.vram_peak_bytes or r.server_vram_bytes for r in reports]),
         predicted_ram_bytes=predicted,
         predicted_vram_bytes=predicted_vram,
         ram_error_pct=error_pct(predicted, peak_rss),
@@ -286,4 +306,13 @@ def _summary_row(
         checks_total=sum(a.checks_total or 0 for a in answers),
         votes=votes,
         blind_label=blind.label(info.index) if blind is not None else None,
+        remote=remote,
+        timing_source=timing,
+        memory_source=memory,
+        kv_cache_usage_pct=_max([r.kv_cache_usage_pct for r in reports]),
     )
+
+
+def _max(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return max(known) if known else None

@@ -41,7 +41,7 @@ from desktop.core.compare.plan import ComparisonPlan, resume_plan
 from desktop.core.compare.results import AnswerResult, ComparisonResult, ContestantOutcome
 from desktop.core.compare.schedule import parallel_threads, require_parallel
 from desktop.core.compare.votes import BlindLabels, Vote
-from desktop.core.engine import Session, WorkerError
+from desktop.core.engine import RemoteClient, Session, WorkerError
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
 from desktop.core.fit import FitTarget
@@ -345,11 +345,15 @@ class CompareRunner:
         try:
             if contestant.unavailable is not None:
                 raise CompareError(contestant.unavailable, kind="library.model_not_found")
-            path = contestant.model.require_file()
+            if contestant.endpoint is not None:
+                endpoint = contestant.endpoint
+                session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
+            else:
+                path = contestant.model.require_file()
+                session = Session(path, load, target=self._target(contestant), profile=self.profile)
         except ScoutError as exc:
             self._fail(c, exc, post)
             return "failed"
-        session = Session(path, load, target=self._target(contestant), profile=self.profile)
         with self._lock:
             self._sessions[c] = session
             self._loading.add(c)
@@ -404,6 +408,7 @@ class CompareRunner:
                 messages=(p.ChatMessage("user", prompt.text),),
                 system=prompt.system or contestant.system,
                 params=params,
+                cache_prompt=False,  # prompts are independent: no answer depends on the last
             )
         except ScoutError as exc:  # the worker died between two answers
             if not self._stop.is_set():

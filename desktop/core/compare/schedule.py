@@ -133,6 +133,8 @@ def check_parallel(contestants: Sequence[Contestant], profile: HardwareProfile) 
     vram_free = tuple(g.memory_free_bytes for g in profile.gpus if not g.unified_memory)
     for index, contestant in enumerate(contestants):
         name = contestant.display_name
+        if contestant.endpoint is not None:
+            continue  # runs on its server: takes no memory here
         try:
             result = estimate(
                 contestant.model.fit_target(),

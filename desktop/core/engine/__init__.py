@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from desktop.core.engine import protocol
 
 if TYPE_CHECKING:
+    from desktop.core.engine.backend import EngineBackend, Measures
     from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
     from desktop.core.engine.chat import Answer, Conversation, Turn
     from desktop.core.engine.client import EngineClient, worker_command
@@ -32,7 +33,17 @@ if TYPE_CHECKING:
         error_pct,
         mean_sd,
     )
+    from desktop.core.engine.remote import RemoteClient
+    from desktop.core.engine.remote_endpoint import (
+        RemoteEndpoint,
+        endpoint_from_spec,
+        is_remote_spec,
+    )
     from desktop.core.engine.request import Request, WorkerError
+    from desktop.core.engine.rpc import RpcDevice, supports_rpc
+    from desktop.core.engine.rpc import add_arguments as add_rpc_server_arguments
+    from desktop.core.engine.rpc import add_servers as add_rpc_servers
+    from desktop.core.engine.rpc import run_server as run_rpc_server
     from desktop.core.engine.run import (
         EngineInfo,
         LoadSettings,
@@ -67,8 +78,19 @@ _LAZY: dict[str, tuple[str, str]] = {
     "RunReport": ("metrics", "RunReport"),
     "error_pct": ("metrics", "error_pct"),
     "mean_sd": ("metrics", "mean_sd"),
+    "EngineBackend": ("backend", "EngineBackend"),
+    "Measures": ("backend", "Measures"),
+    "RemoteClient": ("remote", "RemoteClient"),
+    "RemoteEndpoint": ("remote_endpoint", "RemoteEndpoint"),
+    "is_remote_spec": ("remote_endpoint", "is_remote_spec"),
+    "endpoint_from_spec": ("remote_endpoint", "endpoint_from_spec"),
     "Request": ("request", "Request"),
     "WorkerError": ("request", "WorkerError"),
+    "RpcDevice": ("rpc", "RpcDevice"),
+    "add_rpc_servers": ("rpc", "add_servers"),
+    "add_rpc_server_arguments": ("rpc", "add_arguments"),
+    "run_rpc_server": ("rpc", "run_server"),
+    "supports_rpc": ("rpc", "supports_rpc"),
     "LoadSettings": ("run", "LoadSettings"),
     "Prediction": ("run", "Prediction"),
     "Session": ("run", "Session"),
@@ -90,28 +112,39 @@ __all__ = [
     "CrossCheck",
     "DryRun",
     "DryRunError",
+    "EngineBackend",
     "EngineClient",
     "EngineInfo",
     "GenerationMeter",
     "GenerationMetrics",
     "LoadSettings",
+    "Measures",
     "MemorySample",
     "Prediction",
     "ProcessMemory",
+    "RemoteClient",
+    "RemoteEndpoint",
     "Request",
+    "RpcDevice",
     "RunReport",
     "Session",
     "Turn",
     "WorkerError",
+    "add_rpc_server_arguments",
+    "add_rpc_servers",
     "auto_flash_attn",
     "cross_check",
     "dry_run",
+    "endpoint_from_spec",
     "engine_info",
     "error_pct",
     "family_template_name",
+    "is_remote_spec",
     "mean_sd",
     "protocol",
     "run_bench",
+    "run_rpc_server",
+    "supports_rpc",
     "template_names",
     "worker_command",
     "worker_main",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.engine import protocol as p
+from desktop.core.engine.backend import EngineBackend
 from desktop.core.engine.metrics import error_pct, mean_sd
 from desktop.core.engine.request import WorkerError
 from desktop.core.engine.run import LoadSettings, Prediction, Session
@@ -62,7 +63,7 @@ class BenchRun:
 class BenchResult:
     """A finished benchmark; :meth:`to_dict` is the ``llm-scout bench --json`` document."""
 
-    path: Path
+    path: Path | str
     label: str
     loaded: p.Loaded
     settings: BenchSettings
@@ -72,6 +73,8 @@ class BenchResult:
     private_peak_bytes: int | None
     file_peak_bytes: int | None
     prediction: Prediction
+    timing_source: str = "client"
+    remote: bool = False
 
     def stat(self, name: str) -> tuple[float, float]:
         """(mean, sd) of one field of the runs."""
@@ -113,6 +116,8 @@ class BenchResult:
             "predicted_tokens_per_s": prediction.tokens_per_s,
             "roofline_tokens_per_s": prediction.roofline_tokens_per_s,
             "runs": [dataclasses.asdict(r) for r in self.runs],
+            "remote": self.remote,
+            "timing_source": self.timing_source,
         }
 
 
@@ -122,20 +127,28 @@ def bench_prompt(n_tokens: int, n_vocab: int) -> list[int]:
 
 
 def run_bench(
-    path: Path,
+    path: Path | str,
     load: LoadSettings,
     settings: BenchSettings,
     *,
     label: str,
     target: FitTarget | None = None,
     profile: HardwareProfile | None = None,
+    client: EngineBackend | None = None,
 ) -> BenchResult:
-    """Load ``path`` once, warm up, run the tests ``settings.repetitions`` times."""
-    with Session(path, load, target=target, profile=profile) as session:
+    """Load ``path`` once, warm up, run the tests ``settings.repetitions`` times. ``client``: a
+    remote engine (``path`` its base URL); its vocabulary is unknown here, so the prompt is
+    text of about ``pp`` tokens and the server's usage says how many it was."""
+    sources: set[str] = set()
+    with Session(path, load, target=target, profile=profile, client=client) as session:
         loaded = session.open()
-        prompt = bench_prompt(settings.pp, loaded.n_vocab)
-        _one_run(session, prompt, settings.tg)  # warm-up, not counted
-        runs = tuple(_one_run(session, prompt, settings.tg) for _ in range(settings.repetitions))
+        prompt: list[int] | str = (
+            bench_prompt(settings.pp, loaded.n_vocab) if loaded.n_vocab else bench_text(settings.pp)
+        )
+        _one_run(session, prompt, settings.tg, sources)  # warm-up, not counted
+        runs = tuple(
+            _one_run(session, prompt, settings.tg, sources) for _ in range(settings.repetitions)
+        )
         samples = session.client.memory_snapshot(since=session.loaded_at)
     rss = [m.rss_bytes for m in samples]
     vram = [m.vram_bytes for m in samples if m.vram_bytes is not None]
@@ -158,13 +171,24 @@ def run_bench(
         private_peak_bytes=_peak(m.private_bytes for m in samples),
         file_peak_bytes=_peak(m.file_bytes for m in samples),
         prediction=prediction,
+        timing_source="server" if "server" in sources else "client",
+        remote=client is not None and loaded.architecture == "remote",
     )
 
 
-def _finish(session: Session, request_params: p.SamplingParams, tokens: list[int]) -> Any:
-    request = session.client.generate(
-        prompt_tokens=tokens, params=request_params, cache_prompt=False
-    )
+def bench_text(n_tokens: int) -> str:
+    """A prompt of about ``n_tokens`` tokens for a server whose tokenizer is unknown here (a
+    common short word and a space come to one token in the tokenizers of the families here)."""
+    return " ".join(["the"] * max(1, n_tokens - 1))
+
+
+def _finish(session: Session, request_params: p.SamplingParams, tokens: list[int] | str) -> Any:
+    if isinstance(tokens, str):
+        request = session.client.generate(prompt=tokens, params=request_params, cache_prompt=False)
+    else:
+        request = session.client.generate(
+            prompt_tokens=tokens, params=request_params, cache_prompt=False
+        )
     event = request.wait()
     if isinstance(event, p.Error):
         raise WorkerError(event)
@@ -172,20 +196,29 @@ def _finish(session: Session, request_params: p.SamplingParams, tokens: list[int
     return request, event
 
 
-def _one_run(session: Session, prompt: list[int], tg: int) -> BenchRun:
+def _one_run(
+    session: Session, prompt: list[int] | str, tg: int, sources: set[str] | None = None
+) -> BenchRun:
     pp_params = p.SamplingParams(temperature=0.0, max_tokens=1, ignore_eos=True, seed=1)
     pp_request, pp_done = _finish(session, pp_params, prompt)
     ttft = pp_request.meter.ttft_ms()
     tg_params = p.SamplingParams(temperature=0.0, max_tokens=tg, ignore_eos=True, seed=1)
-    tg_request, _ = _finish(session, tg_params, prompt[:1])
-    tg_metrics = tg_request.meter.finish()
-    if pp_done.prompt_eval_ms <= 0 or ttft is None or tg_metrics.tokens_per_s is None:
+    tg_request, _ = _finish(session, tg_params, prompt[:1] if isinstance(prompt, list) else "the")
+    tg_rate = (
+        session.client.measures(tg_request).tokens_per_s or tg_request.meter.finish().tokens_per_s
+    )
+    if sources is not None:
+        sources.add(session.client.measures(tg_request).timing_source)
+    if pp_done.prompt_eval_ms <= 0 or ttft is None or tg_rate is None:
         raise WorkerError(
             p.Error(None, "generation_failed", "The benchmark run produced no timings.")
         )
+    n_prompt = len(prompt) if isinstance(prompt, list) else pp_done.prompt_tokens
+    if not n_prompt:  # a server that does not say: the words sent, about one token each
+        n_prompt = len(str(prompt).split()) + 1
     return BenchRun(
-        pp_tokens_per_s=len(prompt) / (pp_done.prompt_eval_ms / 1000.0),
-        tg_tokens_per_s=tg_metrics.tokens_per_s,
+        pp_tokens_per_s=n_prompt / (pp_done.prompt_eval_ms / 1000.0),
+        tg_tokens_per_s=tg_rate,
         ttft_ms=ttft,
     )
 

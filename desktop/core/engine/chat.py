@@ -86,8 +86,13 @@ class Conversation:
         start = 0
         while True:
             history = [*self.messages(start), p.ChatMessage("user", text)]
+            # Only a continuation reuses the worker's cached prompt: the first turn is
+            # evaluated afresh, so it gives the answer a one-shot `llm-scout run` gives.
             request = self.session.generate(
-                messages=history, system=self.system, params=self.params
+                messages=history,
+                system=self.system,
+                params=self.params,
+                cache_prompt=len(history) > 1,
             )
             self.current = request
             try:

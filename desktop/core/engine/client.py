@@ -36,6 +36,7 @@ from typing import IO, Any
 
 from desktop.core import threads
 from desktop.core.engine import protocol as p
+from desktop.core.engine.backend import Measures
 from desktop.core.engine.memory import MemorySampler, NvmlReader, ProcessMemory
 from desktop.core.engine.metrics import MemoryPhases
 from desktop.core.engine.request import Request, WorkerError
@@ -329,6 +330,10 @@ class EngineClient:
         for reading in self.memory_snapshot():
             phases.add(reading.as_sample())
         return phases
+
+    def measures(self, request: Request) -> Measures:
+        """Where a run's numbers come from: token arrival times seen here, the worker's memory."""
+        return Measures(timing_source="client", memory_source="process")
 
     def _record_memory(self, reading: ProcessMemory) -> None:
         with self._memory_lock:

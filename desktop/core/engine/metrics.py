@@ -293,6 +293,13 @@ class RunReport:
     finish_reason: str | None = None  # stop, length, context, cancelled (None: did not finish)
     n_ctx: int | None = None
     n_threads: int | None = None
+    # Where the numbers came from: speeds "client" (arrival times here) or "server" (its own
+    # timings); memory "process" (the local worker), "server" (what a server exposes) or
+    # "unknown" (a server that exposes nothing: the memory fields are None, never 0).
+    timing_source: str = "client"
+    memory_source: str = "process"
+    server_vram_bytes: int | None = None
+    kv_cache_usage_pct: float | None = None
 
     @classmethod
     def build(
@@ -308,6 +315,10 @@ class RunReport:
         finish_reason: str | None = None,
         n_ctx: int | None = None,
         n_threads: int | None = None,
+        timing_source: str = "client",
+        memory_source: str = "process",
+        server_vram_bytes: int | None = None,
+        kv_cache_usage_pct: float | None = None,
     ) -> RunReport:
         """A report from a finished meter and the memory phases of the same run."""
         return cls(
@@ -326,6 +337,10 @@ class RunReport:
             finish_reason=finish_reason,
             n_ctx=n_ctx,
             n_threads=n_threads,
+            timing_source=timing_source,
+            memory_source=memory_source,
+            server_vram_bytes=server_vram_bytes,
+            kv_cache_usage_pct=kv_cache_usage_pct,
         )
 
     def speed_warning(self, min_tokens: int = 16) -> str | None:
@@ -385,4 +400,8 @@ class RunReport:
             "rss_after_first_token_bytes": self.rss_after_first_token_bytes,
             "ram_error_pct": self.ram_error_pct,
             "per_second_tokens_per_s": list(m.per_second),
+            "timing_source": self.timing_source,
+            "memory_source": self.memory_source,
+            "server_vram_bytes": self.server_vram_bytes,
+            "kv_cache_usage_pct": self.kv_cache_usage_pct,
         }

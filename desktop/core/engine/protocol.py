@@ -16,7 +16,9 @@ Events: :class:`Ready`, :class:`LoadProgress`, :class:`Loaded`, :class:`Tokens`,
 before a load's terminal one.
 
 Versions: 1, the first; 2 added :class:`LoadProgress`; 3 added the ``context`` finish reason;
-4 added ``Load.cache_type`` (the KV cache type: f16, q8_0, q4_0).
+4 added ``Load.cache_type`` (the KV cache type: f16, q8_0, q4_0); 5 added ``Load.rpc_servers``
+(llama.cpp RPC servers, ``HOST:PORT``, whose devices take layers). A field added with a default
+keeps older lines valid: a ``load`` without ``rpc_servers`` decodes as before.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, Union
 
 from desktop.core.errors import EngineError
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 # A line longer than this is not a message (a worker gone mad, or a prompt far past any context).
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -110,7 +112,10 @@ class Load:
     """Load a GGUF file. ``template`` overrides the chat template: a name or a Jinja string.
 
     ``n_threads``/``n_threads_batch`` default (None) to the physical core count. ``cache_type``
-    is the KV cache's type (K and V); a quantized one needs ``flash_attn``.
+    is the KV cache's type (K and V); a quantized one needs ``flash_attn``. ``rpc_servers``:
+    llama.cpp RPC servers (``HOST:PORT``) registered before the load; their devices come first in
+    llama.cpp's device list and take the offloaded layers with the local GPUs (a build with
+    ``GGML_RPC=ON`` only, else the load fails with ``load_failed``).
     """
 
     type: ClassVar[str] = "load"
@@ -124,6 +129,7 @@ class Load:
     flash_attn: bool = False
     template: str | None = None
     cache_type: CacheType = "f16"
+    rpc_servers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,14 @@ the same settings (:class:`Prediction`) next to what was measured.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from desktop.core.engine import protocol as p
+from desktop.core.engine.backend import EngineBackend
 from desktop.core.engine.client import EngineClient
 from desktop.core.engine.memory import ProcessMemory
 from desktop.core.engine.metrics import RunReport
@@ -49,8 +51,13 @@ class LoadSettings:
     flash_attn: bool = False
     template: str | None = None
     cache_type: p.CacheType = "f16"
+    rpc_servers: tuple[str, ...] = ()  # llama.cpp RPC servers, HOST:PORT (a GGML_RPC build)
 
     def __post_init__(self) -> None:
+        for endpoint in self.rpc_servers:
+            host, sep, port = endpoint.rpartition(":")
+            if not (sep and host and port.isdigit() and 0 < int(port) < 65536):
+                raise UsageError(f"An RPC server is HOST:PORT, not {endpoint!r}.")
         if self.n_ctx < MIN_CTX:
             raise UsageError(f"The context must be at least {MIN_CTX} tokens, not {self.n_ctx}.")
         if self.n_gpu_layers < -1:
@@ -123,24 +130,27 @@ class Session:
 
     ``target``/``profile`` give the prediction each report carries (None: no prediction).
     ``on_event`` and ``on_memory`` are the client's callbacks (called on its threads).
+    ``client``: the engine to run on (default: a new local worker); a
+    :class:`~desktop.core.engine.remote.RemoteClient` runs the session on a server, and
+    ``path`` is then its base URL.
     """
 
     def __init__(
         self,
-        path: Path,
+        path: Path | str,
         load: LoadSettings,
         *,
         target: FitTarget | None = None,
         profile: HardwareProfile | None = None,
         on_event: Callable[[p.Event], None] | None = None,
         on_memory: Callable[[ProcessMemory], None] | None = None,
-        client: EngineClient | None = None,
+        client: EngineBackend | None = None,
     ) -> None:
         self.path = path
         self.load_settings = load
         self.target = target
         self.profile = profile
-        self.client = client or EngineClient(on_event=on_event, on_memory=on_memory)
+        self.client: EngineBackend = client or EngineClient(on_event=on_event, on_memory=on_memory)
         self.loaded: p.Loaded | None = None
         self._load_request: Request | None = None
 
@@ -155,15 +165,18 @@ class Session:
         if not self.client.alive:
             self.client.start()
         settings = self.load_settings
-        self._load_request = self.client.load(
-            self.path,
-            n_ctx=settings.n_ctx,
-            n_gpu_layers=settings.n_gpu_layers,
-            n_threads=settings.n_threads,
-            flash_attn=settings.flash_attn,
-            template=settings.template,
-            cache_type=settings.cache_type,
-        )
+        if settings.rpc_servers:
+            self._load_request = self.client.submit(_rpc_load(self.path, settings))
+        else:
+            self._load_request = self.client.load(
+                self.path,
+                n_ctx=settings.n_ctx,
+                n_gpu_layers=settings.n_gpu_layers,
+                n_threads=settings.n_threads,
+                flash_attn=settings.flash_attn,
+                template=settings.template,
+                cache_type=settings.cache_type,
+            )
         event = self._load_request.result(timeout)
         assert isinstance(event, p.Loaded)
         self.loaded = event
@@ -186,9 +199,21 @@ class Session:
         prompt: str | None = None,
         system: str | None = None,
         params: p.SamplingParams | None = None,
+        cache_prompt: bool = True,
     ) -> Request:
-        """Send one request; read its events or call :meth:`report` when it is done."""
-        return self.client.generate(messages=messages, prompt=prompt, system=system, params=params)
+        """Send one request; read its events or call :meth:`report` when it is done.
+
+        ``cache_prompt=False`` evaluates the whole prompt afresh: an answer then does not
+        depend on what the worker answered before (llama.cpp's logits for the tokens after a
+        reused prefix differ in the last bits from a whole-prompt batch, enough to change a
+        greedy answer)."""
+        return self.client.generate(
+            messages=messages,
+            prompt=prompt,
+            system=system,
+            params=params,
+            cache_prompt=cache_prompt,
+        )
 
     def stream(self, request: Request, on_text: Callable[[str], None] | None = None) -> p.Done:
         """Deliver the request's text as it comes and return its ``done``; raise WorkerError on
@@ -224,6 +249,15 @@ class Session:
     def report(self, request: Request) -> RunReport:
         """Measured vs predicted for a finished request (memory over this load and answer)."""
         metrics = request.meter.finish()
+        measures = self.client.measures(request)
+        if measures.tokens_per_s is not None or measures.generated_tokens is not None:
+            metrics = dataclasses.replace(
+                metrics,
+                tokens_per_s=measures.tokens_per_s or metrics.tokens_per_s,
+                generated_tokens=measures.generated_tokens or metrics.generated_tokens,
+            )
+        if measures.prompt_tokens_per_s is not None:
+            metrics = dataclasses.replace(metrics, prompt_tokens_per_s=measures.prompt_tokens_per_s)
         prediction = self.prediction(metrics.prompt_tokens + metrics.generated_tokens)
         loaded = self.loaded
         done = request.terminal
@@ -238,6 +272,10 @@ class Session:
             finish_reason=done.finish_reason if isinstance(done, p.Done) else None,
             n_ctx=loaded.n_ctx if loaded is not None else self.load_settings.n_ctx,
             n_threads=loaded.n_threads if loaded is not None else None,
+            timing_source=measures.timing_source,
+            memory_source=measures.memory_source,
+            server_vram_bytes=measures.server_vram_bytes,
+            kv_cache_usage_pct=measures.kv_cache_usage_pct,
         )
 
 
@@ -313,3 +351,20 @@ def engine_info(timeout: float = 60.0) -> EngineInfo:
         return EngineInfo.from_ready(client.start(timeout))
     finally:
         client.close()
+
+
+def _rpc_load(path: Path | str, settings: LoadSettings) -> p.Load:
+    """The ``load`` command of a load with RPC servers (the clients' ``load`` takes none)."""
+    import uuid
+
+    return p.Load(
+        id=f"rpc-{uuid.uuid4().hex[:12]}",
+        path=str(path),
+        n_ctx=settings.n_ctx,
+        n_gpu_layers=settings.n_gpu_layers,
+        n_threads=settings.n_threads,
+        flash_attn=settings.flash_attn,
+        template=settings.template,
+        cache_type=settings.cache_type,
+        rpc_servers=settings.rpc_servers,
+    )

@@ -200,6 +200,8 @@ class Worker:
                 )
             )
             return
+        if cmd.rpc_servers and not self._add_rpc_servers(cmd):
+            return
         # f16 is llama.cpp's default: left unset, as it was before cache types existed.
         cache = GGML_CACHE_TYPES[cmd.cache_type] if cmd.cache_type != "f16" else None
         offload = bool(self._lc.llama_supports_gpu_offload())
@@ -276,6 +278,31 @@ class Worker:
                 has_bos=bool(llm._model.add_bos_token()),
             )
         )
+
+    def _add_rpc_servers(self, cmd: p.Load) -> bool:
+        """Register the load's RPC servers with ggml (llama-cpp-python 0.3.36's Llama takes
+        none); False after answering with an error."""
+        from desktop.core.engine import rpc
+        from desktop.core.errors import EngineError
+
+        try:
+            devices = rpc.add_servers(cmd.rpc_servers)
+        except EngineError as exc:
+            self.send(p.Error(cmd.id, "load_failed", str(exc)))
+            return False
+        names = ", ".join(
+            f"{d.name} at {d.endpoint} ({d.free_bytes >> 20} MiB free)" for d in devices
+        )
+        self.send(p.Log("info", f"RPC devices: {names}."))
+        if cmd.n_gpu_layers == 0:
+            self.send(
+                p.Log(
+                    "warning",
+                    "RPC servers are registered but n_gpu_layers is 0: every layer stays on "
+                    "this machine's CPU (-1 offloads them all).",
+                )
+            )
+        return True
 
     def _close_model(self) -> None:
         if self._llm is not None:

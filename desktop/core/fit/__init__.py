@@ -7,6 +7,10 @@ weights, KV cache, compute buffers and overhead, the largest context that fits, 
 generation speed (a memory-bandwidth roofline with calibrated efficiency) and the load time.
 :class:`CatalogEstimator` does the same for a whole catalog fast enough for a slider. Depends on
 gguf (architecture and quant facts), catalog (variants) and hardware (profiles) only.
+:func:`estimate_split` splits a GGUF model's layers across this machine and llama.cpp RPC
+servers (each described by its saved profile) and counts the network in the speed.
+:func:`plan_vllm` turns an AWQ estimate into the ``vllm serve`` command that matches it, and
+:func:`per_gpu_memory` gives what one GPU holds for a tensor/pipeline parallel size.
 """
 
 from desktop.core.fit.calibration import (
@@ -24,6 +28,7 @@ from desktop.core.fit.calibration import (
 )
 from desktop.core.fit.crosscheck import TermGap, compare_terms, with_llama_buffers
 from desktop.core.fit.estimator import default_context, estimate
+from desktop.core.fit.split import Holder, Link, RpcBox, SplitResult, estimate_split
 from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow
 from desktop.core.fit.types import (
     CACHE_TYPES,
@@ -35,6 +40,14 @@ from desktop.core.fit.types import (
     TargetFormat,
     Verdict,
     past_trained_context,
+)
+from desktop.core.fit.vllm import (
+    GpuShare,
+    VllmPlan,
+    capable_gpus,
+    per_gpu_memory,
+    plan_vllm,
+    what_if_plan,
 )
 
 __all__ = [
@@ -49,21 +62,32 @@ __all__ = [
     "FitResult",
     "FitRow",
     "FitTarget",
+    "GpuShare",
+    "Holder",
+    "Link",
     "MachineCalibration",
     "MemoryBreakdown",
+    "RpcBox",
+    "SplitResult",
     "TargetFormat",
     "TermGap",
     "Verdict",
+    "VllmPlan",
     "apply_calibration",
     "calibration_for",
+    "capable_gpus",
     "compare_terms",
     "compute_calibration",
     "default_context",
     "estimate",
+    "estimate_split",
     "machine_fingerprint",
     "past_trained_context",
+    "per_gpu_memory",
+    "plan_vllm",
     "record_bench",
     "record_run",
+    "what_if_plan",
     "with_calibration",
     "with_llama_buffers",
 ]

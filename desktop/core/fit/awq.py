@@ -19,9 +19,15 @@ from desktop.core.fit.types import (
     Verdict,
     past_trained_context,
 )
+from desktop.core.fit.vllm import (
+    AWQ_MIN_COMPUTE_CAPABILITY,
+    capable_gpus,
+    choose_gpus,
+    compute_capability_ok,
+)
 from desktop.core.hardware import DiskInfo, HardwareProfile
 
-AWQ_MIN_COMPUTE_CAPABILITY = (7, 5)
+__all__ = ["AWQ_MIN_COMPUTE_CAPABILITY", "compute_capability_ok", "estimate_awq"]
 
 
 def estimate_awq(
@@ -34,44 +40,40 @@ def estimate_awq(
     disk: DiskInfo | None,
     reasons: list[str],
 ) -> FitResult:
-    """AWQ runs on NVIDIA GPUs (compute capability 7.5+) through vLLM: VRAM only."""
+    """AWQ runs on NVIDIA GPUs (compute capability 7.5+) through vLLM: VRAM only.
+
+    The GPUs are chosen as the vLLM command chooses them (:func:`~desktop.core.fit.vllm.
+    choose_gpus`: one GPU, else tensor parallel over a power of two of identical GPUs), so the
+    verdict and the command shown beside it agree.
+    """
     cal = fm.CALIBRATION
     arch = target.arch
-    eligible = [
-        d
-        for d in usable_gpus(profile)
-        if d.gpu.vendor == "nvidia" and _cc_ok(d.gpu.compute_capability)
-    ]
+    capable = capable_gpus(profile)
+    eligible = [d for d in usable_gpus(profile) if any(d.gpu is g for g in capable)]
     if cache_type != "f16":
         reasons.append("vLLM keeps its own cache type; the AWQ estimate uses an f16 cache.")
     shape = fm.kv_shape(arch, "f16", swa_full=True)
     kv = shape.range_bytes(n_ctx, 0, arch.n_layers)
     need = target.weights_bytes + kv + cal.vllm_overhead_bytes
     chosen: list[Device] = []
+    kv_per_gpu = kv
     unsupported = ""
     if not eligible:
         unsupported = "AWQ models need an NVIDIA GPU with compute capability 7.5 or newer (vLLM)"
         reasons.append(f"{unsupported}; this machine has none.")
     else:
-        by_free = sorted(eligible, key=lambda d: d.capacity, reverse=True)
-        if need <= by_free[0].capacity:
-            chosen = [by_free[0]]
-        else:
-            # Tensor parallel: an even share per GPU, over a power-of-two number of GPUs.
-            n = 2
-            while n <= len(by_free):
-                share = target.weights_bytes // n + kv // n + cal.vllm_overhead_bytes
-                if share <= by_free[n - 1].capacity:
-                    chosen = by_free[:n]
-                    break
-                n *= 2
+        found = choose_gpus(target, profile, n_ctx=n_ctx)
+        if found is not None:
+            share, gpus = found
+            chosen = [d for g in gpus for d in eligible if d.gpu is g]
+            kv_per_gpu = share.kv_cache  # fewer KV heads than GPUs: each holds a copy
         if not chosen:
             reasons.append(
                 f"The AWQ model needs {need / 1024**3:.1f} GiB of video memory, more than the "
                 "GPUs can hold."
             )
     n = max(len(chosen), 1)
-    vram = MemoryBreakdown(target.weights_bytes, kv, 0, cal.vllm_overhead_bytes * n)
+    vram = MemoryBreakdown(target.weights_bytes, kv_per_gpu * n, 0, cal.vllm_overhead_bytes * n)
     ram = MemoryBreakdown(0, 0, 0, cal.vllm_host_bytes)
     fits_ram = ram.total <= profile.memory.available_bytes
     if chosen and profile.unified_memory:
@@ -119,13 +121,3 @@ def estimate_awq(
         unsupported=unsupported,
         **target_facts(target, disk),
     )
-
-
-def _cc_ok(capability: str | None) -> bool:
-    if not capability:
-        return False
-    try:
-        major, _, minor = capability.partition(".")
-        return (int(major), int(minor or 0)) >= AWQ_MIN_COMPUTE_CAPABILITY
-    except ValueError:
-        return False

@@ -160,6 +160,12 @@ def _split(n: int, weights: Sequence[int]) -> list[int]:
     return counts
 
 
+def split_layers(n: int, capacities: Sequence[int]) -> list[int]:
+    """How many of ``n`` offloaded layers each device gets, in proportion to ``capacities``
+    (what :func:`place` does over GPUs; :mod:`~desktop.core.fit.split` over RPC boxes too)."""
+    return _split(n, capacities)
+
+
 def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> Placement:
     arch, lay = setup.target.arch, setup.layout
     cal = fm.CALIBRATION

@@ -97,6 +97,10 @@ def report_from_dict(text: str, data: Mapping[str, Any]) -> RunReport:
         finish_reason=data.get("finish_reason"),
         n_ctx=number("n_ctx"),
         n_threads=number("n_threads"),
+        timing_source=str(data.get("timing_source") or "client"),
+        memory_source=str(data.get("memory_source") or "process"),
+        server_vram_bytes=number("server_vram_bytes"),
+        kv_cache_usage_pct=number("kv_cache_usage_pct"),
     )
 
 

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_QUANT = "Q4_K_M"
 
-Origin = Literal["file", "demo", "download", "library", "catalog"]
+Origin = Literal["file", "demo", "download", "library", "catalog", "remote"]
 
 
 class ModelNotFound(LibraryError):
@@ -49,7 +49,8 @@ class ResolvedModel:
 
     ``origin``: where the file came from (``file``: the path given; ``demo``; ``download``: the
     models folder; ``library``: a file the library imported or found in another app's folder;
-    ``catalog``: no file). ``header_error`` says why a file's header could not be read.
+    ``catalog``: no file; ``remote``: a model behind a server, no file here). ``header_error``
+    says why a file's header could not be read.
     """
 
     spec: str

@@ -632,7 +632,7 @@ class PlaygroundPage(QWidget):
         self.recorder.record(
             StoredAnswer(
                 report=report,
-                model=session.path,
+                model=Path(session.path),
                 label=self._label,
                 prompt=self.runner.question,
                 system=conversation.system,

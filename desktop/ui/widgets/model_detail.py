@@ -12,7 +12,7 @@ import html
 from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.engine import CrossCheck
-from desktop.core.fit import FitResult
+from desktop.core.fit import FitResult, FitTarget, VllmPlan, plan_vllm, what_if_plan
 from desktop.core.hardware import HardwareProfile
 from desktop.core.library import variant_label
 from desktop.ui import format as fmt
@@ -142,6 +142,7 @@ class ModelDetailPanel(QWidget):
         self.crosscheck_label = _label("crosscheckLabel")
         self.crosscheck_label.setTextFormat(Qt.TextFormat.RichText)
         content.addWidget(self.crosscheck_label)
+        self._build_vllm(content)
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -199,6 +200,34 @@ class ModelDetailPanel(QWidget):
         outer.addWidget(self.footer)
         self.show_entry(None, None)
 
+    def _build_vllm(self, content: QVBoxLayout) -> None:
+        """AWQ variants: the ``vllm serve`` command that matches the estimate, with Copy."""
+        self.vllm_command = ""
+        self.vllm_box = QWidget()
+        self.vllm_box.setObjectName("vllmBox")
+        box = QVBoxLayout(self.vllm_box)
+        box.setContentsMargins(0, 4, 0, 0)
+        box.setSpacing(4)
+        self.vllm_title = QLabel(self.tr("Run with vLLM"))
+        bold = self.vllm_title.font()
+        bold.setBold(True)
+        self.vllm_title.setFont(bold)
+        box.addWidget(self.vllm_title)
+        self.vllm_note_label = _label("vllmNoteLabel")
+        box.addWidget(self.vllm_note_label)
+        self.vllm_command_label = _label("vllmCommandLabel", selectable=True)
+        self.vllm_command_label.setFont(
+            QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        )
+        self.vllm_command_label.setAccessibleName(self.tr("vLLM command"))
+        box.addWidget(self.vllm_command_label)
+        self.vllm_copy_button = QPushButton(self.tr("Copy"))
+        self.vllm_copy_button.setObjectName("vllmCopyButton")
+        self.vllm_copy_button.setToolTip(self.tr("Copy the command to the clipboard."))
+        self.vllm_copy_button.clicked.connect(self._on_vllm_copy_button_clicked)
+        box.addWidget(self.vllm_copy_button, 0, Qt.AlignmentFlag.AlignLeft)
+        content.addWidget(self.vllm_box)
+
     def _form_row(self, form: QFormLayout, name: str, title: str) -> QLabel:
         value = _label(name, selectable=True)
         label = QLabel(title)
@@ -232,6 +261,7 @@ class ModelDetailPanel(QWidget):
         self._show_memory(fit, profile)
         self._show_facts(entry, profile)
         self._show_buttons(entry, download_state, download_percent)
+        self._show_vllm(entry, profile)
         can_check = (
             entry.on_disk
             and entry.variant.format == "gguf"
@@ -282,6 +312,47 @@ class ModelDetailPanel(QWidget):
         self.crosscheck_label.setText(
             f"<p>{html.escape(title)}</p><table cellspacing='4'>{head}{''.join(rows)}</table>"
         )
+
+    def _show_vllm(self, entry: CatalogEntry, profile: HardwareProfile | None) -> None:
+        """The vLLM command for an AWQ variant on ``profile``; where the profile has no GPU
+        vLLM can use, why, and the command for the smallest what-if profile that runs it."""
+        show = entry.variant.format == "awq" and profile is not None and entry.n_ctx > 0
+        self.vllm_box.setVisible(show)
+        self.vllm_command = ""
+        if not show or profile is None:
+            return
+        n_ctx = entry.fit.n_ctx if entry.fit is not None else entry.n_ctx
+        target = FitTarget.from_variant(entry.model, entry.variant)
+        plan = plan_vllm(target, profile, n_ctx=n_ctx)
+        notes: list[str] = []
+        shown: VllmPlan | None = plan if plan.fits else None
+        if plan.fits and plan.per_gpu is not None:
+            gpus = plan.gpu_name
+            if plan.tensor_parallel_size > 1:
+                gpus = f"{plan.tensor_parallel_size} × {plan.gpu_name}"
+            notes.append(
+                self.tr("AWQ runs in a vLLM server (Linux, NVIDIA GPU). Per GPU: %1 on %2.")
+                .replace("%1", PREDICTED + fmt.size(plan.per_gpu.total))
+                .replace("%2", gpus)
+            )
+        else:
+            notes.append(self.tr("Not on this profile: %1").replace("%1", plan.reason))
+            found = what_if_plan(target, n_ctx)
+            if found is not None:
+                name, shown = found
+                notes.append(self.tr("On the what-if profile %1:").replace("%1", name))
+        self.vllm_note_label.setText(" ".join(notes))
+        self.vllm_command = shown.command if shown is not None else ""
+        self.vllm_command_label.setText(self.vllm_command)
+        self.vllm_command_label.setVisible(bool(self.vllm_command))
+        self.vllm_copy_button.setVisible(bool(self.vllm_command))
+        self.vllm_copy_button.setText(self.tr("Copy"))
+
+    def _on_vllm_copy_button_clicked(self) -> None:
+        if not self.vllm_command:
+            return
+        QGuiApplication.clipboard().setText(self.vllm_command)
+        self.vllm_copy_button.setText(self.tr("Copied"))
 
     def _show_verdict(self, entry: CatalogEntry) -> None:
         fit = entry.fit

@@ -122,3 +122,37 @@ def test_an_answer_cut_by_the_full_context_says_so(smollm2_path: Path) -> None:
         short = p.SamplingParams(temperature=0.0, max_tokens=3, ignore_eos=True)
         request = session.generate(messages=[p.ChatMessage("user", "Hi.")], params=short)
         assert session.stream(request).finish_reason == "length"
+
+
+def test_a_new_conversation_answers_as_a_fresh_worker_would(smollm2_path: Path) -> None:
+    """The first turn of a conversation does not reuse the prompt an earlier answer left in
+    the worker's cache: greedy answers are then the same as a one-shot run's, however often
+    the question is asked in one session (the Playground's Clear then Regenerate, the CLI)."""
+    from desktop.core.engine import Conversation
+
+    question = (
+        "Write a short story about a lighthouse keeper who finds a message in a bottle. "
+        "Describe the sea, the weather and what the message says."
+    )
+    params = p.SamplingParams(temperature=0.0, seed=7, max_tokens=60)
+    with Session(smollm2_path, LoadSettings(n_ctx=1024, n_threads=2)) as session:
+        session.open()
+        answers = [Conversation(session, params=params).ask(question).text for _ in range(2)]
+        # What the cache would have done: the same prompt again, its prefix reused.
+        reused = session.generate(messages=(p.ChatMessage("user", question),), params=params)
+        session.stream(reused)
+        follow_up = Conversation(session, params=params)
+        follow_up.ask(question)
+        second = session.generate(
+            messages=(*follow_up.messages(0), p.ChatMessage("user", "And then?")),
+            params=params,
+        )
+        session.stream(second)
+    assert answers[0] == answers[1]
+    assert len(answers[0]) > 100
+    # The reused prefix really changes greedy text on this model: the reason the first
+    # turn is evaluated afresh (if llama.cpp ever makes both paths agree, this may go).
+    assert reused.text != answers[0]
+    assert second.done
+    assert isinstance(second.terminal, p.Done)
+    assert second.terminal.cached_prompt_tokens > 0  # a continuation still reuses the cache
