@@ -49,9 +49,11 @@ from desktop.core.engine.remote_stream import (
 from desktop.core.engine.request import Request
 from desktop.core.errors import EngineError
 
-__all__ = ["RemoteClient"]
+__all__ = ["RemoteClient", "served_models"]
 
 log = logging.getLogger(__name__)
+#: How long a cancelled stream may take to notice its flag before the response is closed under it.
+CANCEL_GRACE_S = 1.0
 
 _FINISH: Mapping[str, p.FinishReason] = {"stop": "stop", "length": "length", "eos": "stop"}
 
@@ -298,13 +300,23 @@ class RemoteClient:
         self._deliver(request, p.Error(request.id, kind, message, self._last_error))
 
     def _cancel_stream(self, stream: _Stream) -> None:
+        """Set the flag the reader checks at every line; close the response from here only if
+        the reader has not ended a moment later (a stream that sends nothing). Closing it at
+        once, while the reader is inside a read, could deadlock in the connection's lock."""
         stream.cancelled.set()
-        response = stream.response
-        if response is not None:
+
+        def close_if_stuck() -> None:
+            response = stream.response
+            if response is None or stream.request.done:
+                return
             try:
                 response.close()
-            except Exception:  # closing from another thread: the reader sees the flag anyway
+            except Exception:  # closing from another thread: the flag still ends the reader
                 pass
+
+        timer = threading.Timer(CANCEL_GRACE_S, close_if_stuck)
+        timer.daemon = True
+        timer.start()
 
     # -- load ---------------------------------------------------------------------------
 
@@ -347,8 +359,33 @@ class RemoteClient:
             ),
         )
 
+    def served_models(self) -> list[str]:
+        """The model names the server lists (``GET {base}/models``), in its order; EngineError
+        (``engine.refused``, ``engine.unauthorized``, ...) with one sentence when it cannot say."""
+        if self._http is None:
+            raise EngineError("The remote engine is closed; start it first.", kind="engine.crashed")
+        try:
+            entries = self._model_entries()
+        except _Failure as failure:
+            raise EngineError(failure.message, kind=f"engine.{failure.kind}") from None
+        return [str(m.get("id")) for m in entries if isinstance(m, Mapping) and m.get("id")]
+
     def _check_model(self) -> Mapping[str, Any]:
         """The server's entry for the model in ``GET /models``; _Failure when it has none."""
+        e = self.endpoint
+        entries = self._model_entries()
+        names = [str(m.get("id")) for m in entries if isinstance(m, Mapping)]
+        for entry in entries:
+            if isinstance(entry, Mapping) and entry.get("id") == e.model:
+                return entry
+        served = ", ".join(names[:8]) or "none"
+        raise _Failure(
+            "model_not_found",
+            f"The server at {e.base_url} has no model named {e.model!r}; it serves: {served}.",
+        )
+
+    def _model_entries(self) -> list[Any]:
+        """The ``data`` list of ``GET /models``; _Failure when the server does not answer it."""
         import httpx2
 
         e = self.endpoint
@@ -378,15 +415,7 @@ class RemoteClient:
                 f"{url} did not list models: give the base URL of an OpenAI-compatible server "
                 "(it usually ends in /v1).",
             )
-        names = [str(m.get("id")) for m in entries if isinstance(m, Mapping)]
-        for entry in entries:
-            if isinstance(entry, Mapping) and entry.get("id") == e.model:
-                return entry
-        served = ", ".join(names[:8]) or "none"
-        raise _Failure(
-            "model_not_found",
-            f"The server at {e.base_url} has no model named {e.model!r}; it serves: {served}.",
-        )
+        return entries
 
     def _check_status(self, status: int, body: str, url: str) -> None:
         e = self.endpoint
@@ -634,6 +663,19 @@ class RemoteClient:
             server_vram_bytes=max(vram) if vram else None,
             kv_cache_usage_pct=max(kv) if kv else None,
         )
+
+
+def served_models(base_url: str, key_env: str | None = None) -> list[str]:
+    """The models an OpenAI-compatible server at ``base_url`` lists (blocking: call it off a
+    GUI thread); UsageError for a URL that is not http(s), EngineError when the server cannot
+    say (refused, 401, not an OpenAI-compatible base URL)."""
+    # The model name is not sent for the listing; the endpoint only needs one to be valid.
+    endpoint = RemoteEndpoint(base_url, _LISTING, key_env=key_env)
+    with RemoteClient(endpoint) as client:
+        return client.served_models()
+
+
+_LISTING = "(listing)"
 
 
 def _refused(e: RemoteEndpoint) -> str:

@@ -54,6 +54,8 @@ class LoadSettings:
     rpc_servers: tuple[str, ...] = ()  # llama.cpp RPC servers, HOST:PORT (a GGML_RPC build)
 
     def __post_init__(self) -> None:
+        # A list from JSON (a stored comparison) or the command line: kept as a tuple.
+        object.__setattr__(self, "rpc_servers", tuple(self.rpc_servers))
         for endpoint in self.rpc_servers:
             host, sep, port = endpoint.rpartition(":")
             if not (sep and host and port.isdigit() and 0 < int(port) < 65536):
