@@ -469,7 +469,7 @@
 <context>
     <name>Compare</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+40"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+41"/>
         <source>%1 W / %2 T / %3 L</source>
         <extracomment>The raw value of a cell (numbers for numeric columns), for tests and sorting.</extracomment>
         <translation>%1 胜 / %2 平 / %3 负</translation>
@@ -525,6 +525,11 @@
     </message>
     <message>
         <location line="+6"/>
+        <source>server %1</source>
+        <translation>服务器 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>ctx %1</source>
         <translation>上下文 %1</translation>
     </message>
@@ -619,7 +624,7 @@
         <translation>首 token %1</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>RAM %1</source>
         <translation>内存 %1</translation>
     </message>
@@ -627,6 +632,11 @@
         <location line="+2"/>
         <source>VRAM %1</source>
         <translation>显存 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>memory unknown</source>
+        <translation>内存未知</translation>
     </message>
     <message>
         <location line="+6"/>
@@ -677,12 +687,12 @@
 <context>
     <name>CompareChart</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_chart.py" line="+41"/>
+        <location filename="../../desktop/ui/widgets/compare_chart.py" line="+43"/>
         <source>Generation speed against peak memory</source>
         <translation>生成速度与峰值内存</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
         <source>peak memory (MiB, RAM + VRAM)</source>
         <translation>峰值内存（MiB，内存 + 显存）</translation>
     </message>
@@ -692,14 +702,19 @@
         <translation>生成 tokens/s</translation>
     </message>
     <message>
-        <location line="+53"/>
+        <location line="+56"/>
         <source>Up and left is better: faster and smaller. Marker size: checks passed, else the win rate (hollow: neither known).</source>
         <translation>越靠左上越好：更快、更省内存。标记大小：通过的检查数，没有检查时为胜率（空心：两者都未知）。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>The chart fills in as answers are measured.</source>
         <translation>随着回答被测量，图表会逐步填充。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Not drawn, memory unknown: %1.</source>
+        <translation>未绘出（内存未知）：%1。</translation>
     </message>
 </context>
 <context>
@@ -728,12 +743,12 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+156"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+157"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location line="+143"/>
+        <location line="+144"/>
         <source>Import a prompt suite</source>
         <translation>导入提示词集</translation>
     </message>
@@ -753,7 +768,7 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+74"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
@@ -924,17 +939,17 @@
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+81"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+83"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
     <message>
         <location line="+5"/>
-        <source>Add a model on this machine (two to six); the same model twice compares settings.</source>
-        <translation>添加一个本机上的模型（二到六个）；同一模型添加两次可对比不同设置。</translation>
+        <source>Add a model on this machine or on a server (two to six); the same model twice compares settings.</source>
+        <translation>添加本机或服务器上的模型（二到六个）；同一模型添加两次可比较设置。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Mode</source>
         <translation>模式</translation>
     </message>
@@ -1054,7 +1069,12 @@
         <translation>打开 GGUF 文件…</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+3"/>
+        <source>A model on a server (OpenAI-compatible)…</source>
+        <translation>服务器上的模型（OpenAI 兼容）…</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source>%1 (%2 prompts)</source>
         <translation>%1（%2 个提示词）</translation>
     </message>
@@ -1093,7 +1113,7 @@
 <context>
     <name>ContestantDialog</name>
     <message>
-        <location filename="../../desktop/ui/widgets/contestant_dialog.py" line="+46"/>
+        <location filename="../../desktop/ui/widgets/contestant_dialog.py" line="+59"/>
         <source>Contestant settings</source>
         <translation>参赛模型设置</translation>
     </message>
@@ -1104,11 +1124,81 @@
     </message>
     <message>
         <location line="+11"/>
+        <source>Where the model runs</source>
+        <translation>模型在哪里运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a server (OpenAI-compatible)</source>
+        <translation>服务器（OpenAI 兼容）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Runs on</source>
+        <translation>运行于</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Server base URL</source>
+        <translation>服务器基础 URL</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
+        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Model name on the server</source>
+        <translation>服务器上的模型名称</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Ask the server which models it serves.</source>
+        <translation>询问服务器提供哪些模型。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Model name</source>
+        <translation>模型名称</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Environment variable with the API key</source>
+        <translation>存放 API 密钥的环境变量</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
+        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>API key variable</source>
+        <translation>API 密钥变量</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Model file</source>
         <translation>模型文件</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -1184,6 +1274,16 @@
         <location line="+1"/>
         <source>Seed</source>
         <translation>随机种子</translation>
+    </message>
+    <message>
+        <location line="+62"/>
+        <source>The server lists no models.</source>
+        <translation>服务器没有列出任何模型。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Pick a model on this machine.</source>
+        <translation>请选择本机上的模型。</translation>
     </message>
 </context>
 <context>
@@ -2926,7 +3026,7 @@
 <context>
     <name>LayersSpin</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+61"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+78"/>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -2934,7 +3034,7 @@
 <context>
     <name>LibraryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/library_model.py" line="+130"/>
+        <location filename="../../desktop/ui/models/library_model.py" line="+143"/>
         <source>Name</source>
         <extracomment>The :class:`LibraryRow` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. Columns a problem row&apos;s sentence spans (from COL_ARCH).</extracomment>
         <translation>名称</translation>
@@ -3414,18 +3514,18 @@
         <translation>实时测量</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>tokens/s</source>
         <translation>tokens/s</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+283"/>
+        <location line="+306"/>
         <source>memory (MiB)</source>
         <translation>内存（MiB）</translation>
     </message>
     <message>
-        <location line="-282"/>
+        <location line="-305"/>
         <source>GPU %</source>
         <translation>GPU %</translation>
     </message>
@@ -3435,13 +3535,13 @@
         <translation>秒</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+36"/>
         <source>no readings yet</source>
         <translation>暂无读数</translation>
     </message>
     <message>
         <location line="+34"/>
-        <location line="+33"/>
+        <location line="+34"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3486,7 +3586,7 @@
         <translation>无 GPU</translation>
     </message>
     <message>
-        <location line="+130"/>
+        <location line="+148"/>
         <source>memory (GiB)</source>
         <translation>内存（GiB）</translation>
     </message>
@@ -3494,13 +3594,14 @@
 <context>
     <name>LoadPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+72"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+91"/>
         <location line="+42"/>
+        <location line="+65"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-101"/>
         <source>Pick a model on this machine</source>
         <translation>选择本机上的模型</translation>
     </message>
@@ -3526,22 +3627,24 @@
     </message>
     <message>
         <location line="+6"/>
+        <location line="+419"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <location line="+261"/>
+        <location line="-415"/>
+        <location line="+420"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location line="-258"/>
+        <location line="-417"/>
+        <location line="+253"/>
         <source>End the model&apos;s worker process and free its memory.</source>
         <translation>结束模型的工作进程并释放其内存。</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="-244"/>
         <source>Loading</source>
         <translation>加载进度</translation>
     </message>
@@ -3551,7 +3654,58 @@
         <translation>模板</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+21"/>
+        <source>Server base URL</source>
+        <translation>服务器基础 URL</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
+        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Model name on the server</source>
+        <translation>服务器上的模型名称</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>model name</source>
+        <translation>模型名称</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+244"/>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <location line="-242"/>
+        <source>Ask the server which models it serves.</source>
+        <translation>询问服务器提供哪些模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Environment variable with the API key</source>
+        <translation>存放 API 密钥的环境变量</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
+        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>API key variable</source>
+        <translation>API 密钥变量</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>Context length in tokens</source>
         <translation>上下文长度（token）</translation>
     </message>
@@ -3562,12 +3716,12 @@
     </message>
     <message>
         <location line="+4"/>
-        <location line="+49"/>
+        <location line="+54"/>
         <source>GPU layers</source>
         <translation>GPU 层数</translation>
     </message>
     <message>
-        <location line="-45"/>
+        <location line="-50"/>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -3608,12 +3762,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+26"/>
+        <location line="+31"/>
         <source>Flash attention</source>
         <translation>Flash Attention</translation>
     </message>
     <message>
-        <location line="-24"/>
+        <location line="-29"/>
         <source>auto</source>
         <translation>自动</translation>
     </message>
@@ -3638,7 +3792,7 @@
         <translation>上下文</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+13"/>
         <source>Threads</source>
         <translation>线程</translation>
     </message>
@@ -3648,17 +3802,53 @@
         <translation>KV 缓存</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+16"/>
         <source>What the fit estimator predicts for these settings on the active profile.</source>
         <translation>适配估算器在当前硬件配置下对这些设置的预测。</translation>
     </message>
     <message>
         <location line="+6"/>
+        <location line="+60"/>
         <source>What the loaded model&apos;s worker uses now (refreshed twice a second).</source>
         <translation>已加载模型的工作进程当前的用量（每秒刷新两次）。</translation>
     </message>
     <message>
-        <location line="+50"/>
+        <location line="-2"/>
+        <source>What the server&apos;s answers measured here (memory: what the server exposes).</source>
+        <translation>在本机测得的服务器回答数据（内存：服务器公开的部分）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Close the connection to the server (the server keeps running).</source>
+        <translation>关闭与服务器的连接（服务器继续运行）。</translation>
+    </message>
+    <message>
+        <location line="+47"/>
+        <source>Listing…</source>
+        <translation>正在列出…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>memory unknown</source>
+        <translation>内存未知</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>server timings</source>
+        <translation>服务器计时</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>client</source>
+        <translation>客户端</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>automatic</source>
         <translation>自动</translation>
     </message>
@@ -3689,11 +3879,21 @@
     </message>
     <message>
         <location line="+13"/>
+        <source>Connect</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+2"/>
+        <source>Disconnect</source>
+        <translation>断开</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>RAM ≈%1</source>
         <translation>内存 ≈%1</translation>
     </message>
@@ -3753,12 +3953,33 @@
         <translation>GPU %1%</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-172"/>
+        <location line="+175"/>
         <source>measured: %1</source>
         <translation>实测：%1</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="-530"/>
+        <source>Where the model runs</source>
+        <translation>模型在哪里运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a server (OpenAI-compatible)</source>
+        <translation>服务器（OpenAI 兼容）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Run a model file here, or talk to a model behind an OpenAI-compatible server (llama-server, vLLM, Ollama, LM Studio).</source>
+        <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
+    </message>
+    <message>
+        <location line="+533"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
     </message>
@@ -3771,8 +3992,8 @@
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
     <message>
-        <location filename="../../desktop/ui/main_window.py" line="+57"/>
-        <location line="+29"/>
+        <location filename="../../desktop/ui/main_window.py" line="+59"/>
+        <location line="+41"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -3961,7 +4182,7 @@
 <context>
     <name>Metrics</name>
     <message>
-        <location filename="../../desktop/ui/widgets/metrics_panel.py" line="+31"/>
+        <location filename="../../desktop/ui/widgets/metrics_panel.py" line="+35"/>
         <source>the model ended its answer</source>
         <translation>模型自行结束了回答</translation>
     </message>
@@ -4060,14 +4281,49 @@
     </message>
     <message>
         <location line="+15"/>
-        <location line="+58"/>
+        <location line="+95"/>
         <source>Ask something to measure an answer.</source>
         <translation>提一个问题，测量一次回答。</translation>
     </message>
     <message>
-        <location line="-46"/>
+        <location line="-78"/>
         <source>Each finished answer also calibrates the estimates for this machine (from the second one on; llm-scout fit --uncalibrated shows the raw model).</source>
         <translation>每个完成的回答也会用来校准本机的估算（从第二个回答起生效；llm-scout fit --uncalibrated 显示未校准的模型估算）。</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>speed: the server&apos;s own timings</source>
+        <translation>速度：服务器自己的计时</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>speed measured on this client (network included)</source>
+        <translation>速度在本客户端测得（含网络）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>memory: as the server reports it</source>
+        <translation>内存：服务器报告的数值</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KV cache %1% used</source>
+        <translation>KV 缓存已用 %1%</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>memory unknown: the server does not expose it</source>
+        <translation>内存未知：服务器未公开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no prediction: remote</source>
+        <translation>无预测：远程</translation>
     </message>
 </context>
 <context>
@@ -4507,7 +4763,19 @@
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+283"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+309"/>
+        <location line="+261"/>
+        <location line="+96"/>
+        <source>no prediction: remote</source>
+        <translation>无预测：远程</translation>
+    </message>
+    <message>
+        <location line="-325"/>
+        <source>The server lists no models.</source>
+        <translation>服务器没有列出任何模型。</translation>
+    </message>
+    <message>
+        <location line="+43"/>
         <source>Open a model</source>
         <translation>打开模型</translation>
     </message>
@@ -4538,7 +4806,7 @@
         <translation>本机</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+40"/>
         <source>This model will probably not fit</source>
         <translation>这个模型可能放不下</translation>
     </message>
@@ -4548,7 +4816,7 @@
         <translation>仍然加载</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+106"/>
         <source>loaded in %1</source>
         <translation>加载用时 %1</translation>
     </message>
@@ -4583,7 +4851,27 @@
         <translation>已加载 %1（%2）· 聊天模板：%3（%4）</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+13"/>
+        <source>memory unknown: the server does not expose it</source>
+        <translation>内存未知：服务器未公开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not measured: remote</source>
+        <translation>未测量：远程</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>connected in %1</source>
+        <translation>%1 内连接</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Connected to %1 at %2 · context %3 tokens</source>
+        <translation>已连接 %2 上的 %1 · 上下文 %3 个 token</translation>
+    </message>
+    <message>
+        <location line="+19"/>
         <source>The fit predicts %1 of RAM; %2 is available.</source>
         <translation>估算需要 %1 内存；可用 %2。</translation>
     </message>
@@ -4603,12 +4891,22 @@
         <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
     <message>
-        <location line="+58"/>
+        <location line="+62"/>
+        <source>Connecting failed: %1</source>
+        <translation>连接失败：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The server failed: %1</source>
+        <translation>服务器出错：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Loading failed: %1</source>
         <translation>加载失败：%1</translation>
     </message>
@@ -4913,6 +5211,27 @@
         <location line="+48"/>
         <source>(failed)</source>
         <translation>（失败）</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>(server timings)</source>
+        <translation>（服务器计时）</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>no prediction: remote</source>
+        <translation>无预测：远程</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+8"/>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>KV cache %1% used</source>
+        <translation>KV 缓存已用 %1%</translation>
     </message>
 </context>
 <context>

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         error_pct,
         mean_sd,
     )
-    from desktop.core.engine.remote import RemoteClient
+    from desktop.core.engine.remote import RemoteClient, served_models
     from desktop.core.engine.remote_endpoint import (
         RemoteEndpoint,
         endpoint_from_spec,
@@ -81,6 +81,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "EngineBackend": ("backend", "EngineBackend"),
     "Measures": ("backend", "Measures"),
     "RemoteClient": ("remote", "RemoteClient"),
+    "served_models": ("remote", "served_models"),
     "RemoteEndpoint": ("remote_endpoint", "RemoteEndpoint"),
     "is_remote_spec": ("remote_endpoint", "is_remote_spec"),
     "endpoint_from_spec": ("remote_endpoint", "endpoint_from_spec"),
@@ -144,6 +145,7 @@ __all__ = [
     "protocol",
     "run_bench",
     "run_rpc_server",
+    "served_models",
     "supports_rpc",
     "template_names",
     "worker_command",

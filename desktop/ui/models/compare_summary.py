@@ -3,7 +3,8 @@
 
 Speeds and TTFT are medians over the contestant's answers, memory the peak (the core decides
 that); this model only formats them. In a blind comparison whose names are not revealed yet,
-the model column shows the letters only.
+the model column shows the letters only. A contestant on a server has no prediction and its
+memory is what the server exposed, else "unknown" (never 0).
 """
 
 from __future__ import annotations
@@ -156,7 +157,12 @@ class SummaryModel(QAbstractTableModel):
         if column == self.COL_PROMPT:
             return fmt.number(row.prompt_tokens_per_s, 1)
         if column == self.COL_GEN:
-            return fmt.number(row.generation_tokens_per_s, 1)
+            text = fmt.number(row.generation_tokens_per_s, 1)
+            if row.remote and row.timing_source == "server":
+                text += " " + self.tr("(server timings)")
+            return text
+        if row.remote and column in (self.COL_PRIVATE, self.COL_VRAM, self.COL_PREDICTED):
+            return self._remote_text(row, column)
         if column == self.COL_PRIVATE:
             return fmt.size(row.private_peak_bytes)
         if column == self.COL_VRAM:
@@ -171,6 +177,22 @@ class SummaryModel(QAbstractTableModel):
         if column == self.COL_CHECKS:
             return f"{row.checks_passed}/{row.checks_total}" if row.checks_total else "-"
         return votes_text(row.votes)
+
+    def _remote_text(self, row: SummaryRow, column: int) -> str:
+        """A server's memory as far as it said (its VRAM, its KV cache use), else "unknown",
+        never 0; and no prediction."""
+        if column == self.COL_PREDICTED:
+            return self.tr("no prediction: remote")
+        if column == self.COL_PRIVATE:
+            return self.tr("unknown")
+        parts = []
+        if row.vram_peak_bytes is not None:
+            parts.append(fmt.size(row.vram_peak_bytes))
+        if row.kv_cache_usage_pct is not None:
+            parts.append(
+                self.tr("KV cache %1% used").replace("%1", fmt.number(row.kv_cache_usage_pct))
+            )
+        return ", ".join(parts) or self.tr("unknown")
 
     def _value(self, row: SummaryRow, column: int) -> Any:
         values: dict[int, Any] = {

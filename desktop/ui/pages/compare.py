@@ -1,6 +1,7 @@
 """Compare: the same prompts on two to six models side by side — speed, memory and quality.
 
-Set up the contestants (models on this machine, or the same model twice with other settings:
+Set up the contestants (models on this machine, models behind an OpenAI-compatible server — a
+local GGUF next to the same model served — or the same model twice with other settings:
 quant, temperature, context, GPU layers, KV cache type), one prompt or a suite (built-in, or a
 JSONL/CSV file whose bad rows are named with their lines), the mode and blind or not, then Run.
 Each column streams its answer with its own live tokens/s, TTFT, memory and sparkline; a model
@@ -69,7 +70,7 @@ from desktop.core.hardware import THIS_MACHINE
 from desktop.core.history import History
 from desktop.ui import format as fmt
 from desktop.ui.errors import describe, show_error
-from desktop.ui.models.compare_entries import ContestantEntry, entry_from_info
+from desktop.ui.models.compare_entries import ContestantEntry, entry_from_info, remote_entry
 from desktop.ui.models.compare_live import LiveComparison
 from desktop.ui.state import AppState
 from desktop.ui.theme import icon
@@ -180,6 +181,7 @@ class ComparePage(QWidget):
         setup = self.setup
         setup.model_chosen.connect(self._on_setup_model_chosen)
         setup.open_file_requested.connect(self._on_setup_open_file_requested)
+        setup.server_requested.connect(self._on_setup_server_requested)
         setup.run_requested.connect(self.run)
         setup.stop_requested.connect(self.stop)
         setup.resume_requested.connect(self.resume)
@@ -325,6 +327,36 @@ class ComparePage(QWidget):
         )
         if path:
             self.add_model(path, Path(path).name)
+
+    def add_server(self, url: str, model: str, key_env: str = "") -> bool:
+        """Add a contestant on an OpenAI-compatible server (UsageError for an unusable URL or
+        an empty model name)."""
+        return self.add_entry(remote_entry(url, model, key_env))
+
+    def _on_setup_server_requested(self) -> None:
+        self.add_server_dialog()
+
+    def add_server_dialog(self) -> ContestantDialog | None:
+        """The contestant dialog for a new model on a server; added on OK."""
+        if self.phase in ("preparing", "running") or len(self.entries) >= MAX_CONTESTANTS:
+            return None
+        url, model = "", ""
+        last = next((e for e in reversed(self.entries) if e.remote), None)
+        if last is not None:  # the server added last is the likeliest one again
+            url, model = last.spec, last.served_model
+        blank = ContestantEntry(url or "http://", "", served_model=model)
+        dialog = ContestantDialog(blank, self.models, self)
+        dialog.source_combo.setCurrentIndex(dialog.source_combo.findData("server"))
+        if not url:
+            dialog.url_edit.clear()
+
+        def accepted() -> None:
+            if self.phase not in ("preparing", "running"):
+                self.add_entry(dialog.entry())
+
+        dialog.accepted.connect(accepted)
+        dialog.open()
+        return dialog
 
     def edit_entry(self, position: int) -> ContestantDialog | None:
         """Open the settings of contestant ``position`` (non-modal to the app; applied on OK)."""

@@ -13,6 +13,15 @@ timer drains it — every 33 ms while a model loads or answers, every 500 ms whi
 (memory keeps moving) — and draws the transcript and the plots once per tick. Text figures
 refresh every 500 ms.
 
+The model can also run behind an OpenAI-compatible server (the load panel's Source): Connect
+checks that the server answers and serves the model, and the chat streams from it into the same
+feed. What is known is shown and what is not says so: speed measured on this client (or the
+server's own timings, said which), memory unknown unless the server exposes it, no prediction.
+A server that refuses, wants a key, lacks the model or dies mid-answer puts the page in the
+same error state, the partial answer kept. The last endpoint and model are remembered (the API
+key never is: only the name of the variable that holds it). Remote answers do not calibrate this
+machine's estimates and are not stored in the history (as ``llm-scout run --endpoint``).
+
 A worker that dies turns the page into an error state: one sentence, llama.cpp's log behind
 "Details", the transcript kept (the partial answer too, marked), and Reload. A model that does
 not load says why. Esc stops an answer; Unload and closing the window end the worker on the
@@ -51,10 +60,12 @@ from desktop.core.engine import (
     GenerationMeter,
     LoadSettings,
     ProcessMemory,
+    RemoteEndpoint,
     RunReport,
     Session,
     Turn,
     WorkerError,
+    served_models,
 )
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
@@ -82,6 +93,19 @@ IDLE_TICK_MS = 500  # memory readings keep coming while a loaded model waits
 TEXT_TICK_MS = 500  # text figures (measured RAM, VRAM, tokens/s) refresh at ~2 Hz
 LIVE_WINDOW_S = 1.0  # the tokens/s plot: tokens of the last second
 FATAL_KINDS = frozenset({"crashed", "protocol"})  # the worker is gone
+# A server that failed in the middle of an answer: gone, or not answering as it should.
+REMOTE_FATAL_KINDS = frozenset(
+    {
+        "refused",
+        "disconnected",
+        "timeout",
+        "server_error",
+        "malformed",
+        "unauthorized",
+        "model_not_found",
+        "endpoint_not_found",
+    }
+)
 GROUP = "playground"
 
 
@@ -114,6 +138,9 @@ class PlaygroundPage(QWidget):
         self._estimator: LatestOnly[FitResult] = LatestOnly(
             self._on_estimated, self._on_estimate_failed
         )
+        self._lister: LatestOnly[list[str]] = LatestOnly(
+            self._on_models_listed, self._on_models_list_failed
+        )
         self._build()
         self._connect()
         self._restore(window_settings())
@@ -132,6 +159,11 @@ class PlaygroundPage(QWidget):
     @property
     def loaded(self) -> p.Loaded | None:
         return self.runner.loaded_event
+
+    @property
+    def remote(self) -> RemoteEndpoint | None:
+        """The server of the current (or last) session; None for a model run here."""
+        return self.runner.endpoint
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -180,6 +212,9 @@ class PlaygroundPage(QWidget):
         panel.open_file_requested.connect(self._on_load_panel_open_file_requested)
         panel.settings_changed.connect(self._on_load_panel_settings_changed)
         panel.load_requested.connect(self._on_load_panel_load_requested)
+        panel.source_changed.connect(self._on_load_panel_source_changed)
+        panel.endpoint_changed.connect(self._on_load_panel_endpoint_changed)
+        panel.list_models_requested.connect(self.list_served_models)
         panel.unload_requested.connect(self.unload)
         self.error_banner.reload_requested.connect(self.reload)
         chat = self.chat
@@ -209,12 +244,24 @@ class PlaygroundPage(QWidget):
         if sizes is not None:
             self.splitter.restoreState(sizes)
         self.chat_settings.set_system(str(settings.value("system", "") or ""))
+        # The last server (never its key: only the name of the variable that holds it).
+        self.load_panel.set_endpoint(
+            str(settings.value("endpoint", "") or ""),
+            str(settings.value("endpoint_model", "") or ""),
+            str(settings.value("endpoint_key_env", "") or ""),
+        )
+        self.load_panel.set_source(str(settings.value("source", "local") or "local"))
         settings.endGroup()
 
     def save_state(self, settings: QSettings) -> None:
         settings.beginGroup(GROUP)
         settings.setValue("splitter", self.splitter.saveState())
         settings.setValue("system", self.chat_settings.system() or "")
+        url, model, key_env = self.load_panel.endpoint_fields()
+        settings.setValue("source", self.load_panel.source)
+        settings.setValue("endpoint", url)
+        settings.setValue("endpoint_model", model)
+        settings.setValue("endpoint_key_env", key_env)
         settings.endGroup()
 
     # -- phase ------------------------------------------------------------------------------------
@@ -225,7 +272,7 @@ class PlaygroundPage(QWidget):
         generating = phase == "generating"
         conversation = self.conversation
         self.load_panel.set_state(
-            can_load=self.model is not None and not generating,
+            can_load=self._can_load() and not generating,
             loading=phase == "loading",
             loaded=phase in ("ready", "generating"),
         )
@@ -245,6 +292,60 @@ class PlaygroundPage(QWidget):
                 self._text_timer.start()
         if changed:
             self.state_changed.emit(phase)
+
+    def _can_load(self) -> bool:
+        if self.load_panel.source == "server":
+            _url, model, _key_env = self.load_panel.endpoint_fields()
+            return bool(model)
+        return self.model is not None
+
+    # -- a server ---------------------------------------------------------------------------------
+
+    def _on_load_panel_source_changed(self, source: str) -> None:
+        if source == "server":
+            if self.model is None:  # nothing prefilled the context: the settings' default
+                self.load_panel.ctx_spin.setValue(self.state.settings.default_ctx)
+            self._estimator.cancel()
+            self.load_panel.set_prediction_text(self.tr("no prediction: remote"))
+        else:
+            self.load_panel.set_prediction_text("")
+            self._estimate()
+        self._set_phase(self.phase)
+
+    def _on_load_panel_endpoint_changed(self) -> None:
+        self.load_panel.problem_label.setText("")
+        self._set_phase(self.phase)
+
+    def list_served_models(self) -> None:
+        """Ask the server in the panel which models it serves (off the GUI thread); they fill
+        the model combo, or the panel says in one sentence why the server could not say."""
+        if self._closed:
+            return
+        url, _model, key_env = self.load_panel.endpoint_fields()
+        url = url or self.load_panel.url_edit.placeholderText()
+
+        def work(control: TaskControl) -> list[str]:
+            return served_models(url, key_env or None)
+
+        self.load_panel.problem_label.setText("")
+        self.load_panel.set_listing(True)
+        self._lister.submit(work)
+
+    def _on_models_listed(self, names: list[str]) -> None:
+        if self._closed or not isValid(self):
+            return
+        panel = self.load_panel
+        panel.set_listing(False)
+        panel.set_served_models(names)
+        if not names:
+            panel.problem_label.setText(self.tr("The server lists no models."))
+
+    def _on_models_list_failed(self, error: Exception) -> None:
+        if self._closed or not isValid(self):
+            return
+        self.load_panel.set_listing(False)
+        _title, sentence = describe(error)
+        self.load_panel.problem_label.setText(sentence)
 
     # -- models -----------------------------------------------------------------------------------
 
@@ -352,7 +453,7 @@ class PlaygroundPage(QWidget):
 
     def _estimate(self) -> None:
         """The fit for exactly the panel's settings on the active profile (off the GUI thread)."""
-        if self._closed or self.model is None:
+        if self._closed or self.model is None or self.load_panel.source == "server":
             return
         target, profile, panel = self.model.target, self.state.profile, self.load_panel
         if target is None or profile is None:
@@ -378,7 +479,7 @@ class PlaygroundPage(QWidget):
         self._estimator.submit(work)
 
     def _on_estimated(self, result: FitResult) -> None:
-        if self._closed or not isValid(self):
+        if self._closed or not isValid(self) or self.load_panel.source == "server":
             return
         self.estimate_result = result
         where = self.state.profile_name if self.state.what_if else self.tr("this machine")
@@ -398,8 +499,13 @@ class PlaygroundPage(QWidget):
 
     def load(self, *, confirm: bool = True) -> bool:
         """Load the chosen model with the panel's settings. When the fit says it will not fit,
-        ask first (with the numbers); returns whether loading started."""
-        if self.model is None or self._closed or self.phase == "generating":
+        ask first (with the numbers); returns whether loading started. With a server as the
+        source, connect to it instead."""
+        if self._closed or self.phase == "generating":
+            return False
+        if self.load_panel.source == "server":
+            return self.connect_server()
+        if self.model is None:
             return False
         try:
             settings = self.load_panel.load_settings()
@@ -431,11 +537,58 @@ class PlaygroundPage(QWidget):
         box.finished.connect(finished)
         box.open()
 
+    def connect_server(self) -> bool:
+        """Connect to the server in the panel (it must answer and serve the model); returns
+        whether connecting started (False with one sentence in the panel when the URL or the
+        model name cannot be used)."""
+        panel = self.load_panel
+        try:
+            endpoint = panel.endpoint()
+            settings = LoadSettings(n_ctx=panel.ctx_spin.value())
+        except ScoutError as exc:
+            panel.problem_label.setText(exc.message)
+            return False
+        self._start_remote(endpoint, settings)
+        return True
+
+    def _start_remote(self, endpoint: RemoteEndpoint, settings: LoadSettings) -> None:
+        turns: list[Turn] = []
+        conversation = self.conversation
+        if conversation is not None and self.remote == endpoint:
+            turns = list(conversation.turns)  # the same server and model again: the chat goes on
+        elif conversation is not None:
+            self._clear_transcript()
+        self._end_worker()
+        self.error_banner.hide_error()
+        self._label = endpoint.label
+        self.last_answer = None
+        now = time.perf_counter()
+        self.plots.start_clock(now)
+        self.plots.begin_phase("load", now)
+        self.load_panel.set_progress(None)  # a connection has no fraction to show
+        self.load_panel.set_load_text("")
+        self.load_panel.set_prediction_text(self.tr("no prediction: remote"))
+        self.runner.load(
+            Path(),
+            settings,
+            target=None,
+            profile=None,
+            system=self.chat_settings.system(),
+            params=self.chat_settings.params(),
+            turns=turns,
+            endpoint=endpoint,
+        )
+        self._set_phase("loading")
+
     def reload(self) -> None:
         """Load the last model with the last settings again (after a failure); the
         conversation stays."""
         session = self.session
-        if session is not None and self.model is not None and not self._closed:
+        if session is None or self._closed:
+            return
+        if self.remote is not None:
+            self._start_remote(self.remote, session.load_settings)
+        elif self.model is not None:
             self._start_load(self.model, session.load_settings)
 
     def _start_load(self, model: ModelFacts, settings: LoadSettings) -> None:
@@ -469,6 +622,10 @@ class PlaygroundPage(QWidget):
             return
         self._drain()
         self.plots.end_phase(time.perf_counter())
+        if self.remote is not None:
+            self._on_remote_connected(loaded, self.remote)
+            return
+        self.plots.set_memory_message("")
         prediction = self.runner.prediction
         if prediction is not None:
             self.plots.set_predictions(
@@ -493,6 +650,25 @@ class PlaygroundPage(QWidget):
             .replace("%2", self.load_panel.describe_settings())
             .replace("%3", loaded.template_name or "-")
             .replace("%4", source)
+        )
+        self._set_phase("ready")
+        self.prompt.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.model_loaded.emit(loaded)
+
+    def _on_remote_connected(self, loaded: p.Loaded, endpoint: RemoteEndpoint) -> None:
+        """Connected: the plots say what a server does not tell (memory, GPU), no prediction."""
+        self.plots.set_predictions(tokens_per_s=None, ram_bytes=None, vram_bytes=None)
+        self.plots.set_memory_message(self.tr("memory unknown: the server does not expose it"))
+        self.plots.set_gpu_message(self.tr("not measured: remote"))
+        self.load_panel.set_load_text(
+            self.tr("connected in %1").replace("%1", fmt.seconds(loaded.load_ms / 1000))
+        )
+        self.load_panel.set_prediction_text(self.tr("no prediction: remote"))
+        self.transcript.add_note(
+            self.tr("Connected to %1 at %2 · context %3 tokens")
+            .replace("%1", endpoint.model)
+            .replace("%2", endpoint.base_url)
+            .replace("%3", fmt.integer(loaded.n_ctx))
         )
         self._set_phase("ready")
         self.prompt.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -595,7 +771,8 @@ class PlaygroundPage(QWidget):
         self.plots.end_phase(now)
         self.plots.end_speed(now)
         title, sentence = describe(error)
-        fatal = getattr(error, "kind", "").removeprefix("engine.") in FATAL_KINDS
+        kind = getattr(error, "kind", "").removeprefix("engine.")
+        fatal = kind in FATAL_KINDS or (self.remote is not None and kind in REMOTE_FATAL_KINDS)
         partial = self.transcript.answer
         if partial or fatal:
             metrics = (self._meter or GenerationMeter()).finish()
@@ -620,8 +797,8 @@ class PlaygroundPage(QWidget):
     ) -> None:
         """Store the answer just ended in the history (written off the GUI thread)."""
         session, conversation = self.session, self.conversation
-        if session is None or conversation is None:
-            return
+        if session is None or conversation is None or self.remote is not None:
+            return  # a server's answer is not this machine's: not stored (as `run --endpoint`)
         extra: dict[str, Any] = {}
         loaded = session.loaded
         if loaded is not None:
@@ -657,9 +834,15 @@ class PlaygroundPage(QWidget):
         """The worker is gone or refused the model: say so, keep the transcript, offer Reload."""
         if self.phase == "error":
             return
-        self.error_banner.show_error(title, sentence, detail, can_reload=self.model is not None)
+        remote = self.remote is not None
+        self.error_banner.show_error(
+            title, sentence, detail, can_reload=self.model is not None or remote
+        )
         self._end_worker()
-        note = self.tr("Loading failed: %1") if loading else self.tr("The engine stopped: %1")
+        if remote:
+            note = self.tr("Connecting failed: %1") if loading else self.tr("The server failed: %1")
+        else:
+            note = self.tr("Loading failed: %1") if loading else self.tr("The engine stopped: %1")
         self.transcript.add_note(note.replace("%1", sentence))
         self._set_phase("error")
 
@@ -735,7 +918,7 @@ class PlaygroundPage(QWidget):
                 title=self.transcript_title(),
                 label=self._label,
                 profile=self.state.profile_name,
-                fit=self.estimate_result,
+                fit=self.estimate_result if self.remote is None else None,
             )
         except OSError as exc:
             box = QMessageBox(
@@ -815,6 +998,9 @@ class PlaygroundPage(QWidget):
             self._enter_error(title, event.message, event.detail or self.runner.stderr_tail())
 
     def _on_text_timer_timeout(self) -> None:
+        if self.remote is not None:
+            self._show_remote_measured()
+            return
         reading = self._last_memory
         if reading is None or self.phase not in ("loading", "ready", "generating"):
             self.load_panel.show_measured(None, None)
@@ -827,6 +1013,18 @@ class PlaygroundPage(QWidget):
             rate = self.last_answer.report.metrics.tokens_per_s
         self.load_panel.show_measured(reading, rate)
 
+    def _show_remote_measured(self) -> None:
+        if self.phase not in ("ready", "generating"):
+            self.load_panel.show_measured(None, None)
+            return
+        meter, rate, source = self._meter, None, "client"
+        if self.phase == "generating" and meter is not None and meter.t_first is not None:
+            rate = meter.live_tokens_per_s(time.perf_counter(), LIVE_WINDOW_S)
+        elif self.last_answer is not None:
+            rate = self.last_answer.report.metrics.tokens_per_s
+            source = self.last_answer.report.timing_source
+        self.load_panel.show_remote_measured(rate, source)
+
     # -- the end ----------------------------------------------------------------------------------
 
     def shutdown(self) -> None:
@@ -838,6 +1036,7 @@ class PlaygroundPage(QWidget):
         self.runner.close()
         self._resolver.cancel()
         self._estimator.cancel()
+        self._lister.cancel()
         self._tick.stop()
         self._text_timer.stop()
         for signal, slot in (

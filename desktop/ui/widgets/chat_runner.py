@@ -6,7 +6,9 @@ process) and its :class:`~desktop.core.engine.Conversation`. ``Session.open`` an
 :func:`~desktop.ui.workers.run_task`; their outcome comes back as a signal on the GUI thread.
 Everything the engine's threads produce meanwhile (text, token arrivals, memory readings,
 events) goes into the session's :class:`~desktop.ui.widgets.engine_feed.EngineFeed`, which the
-page drains on its timer (:meth:`ChatRunner.drain`).
+page drains on its timer (:meth:`ChatRunner.drain`). The session may also run on a server
+(:meth:`ChatRunner.load` with an ``endpoint``: a :class:`~desktop.core.engine.RemoteClient`
+streams from an OpenAI-compatible server into the same feed; no prediction, no worker).
 
 Stopping an answer is ``Conversation.cancel()`` (thread-safe), sent again until the answer
 ends (:meth:`ChatRunner.repeat_stop`): a cancel that came before the request went out would be
@@ -33,6 +35,8 @@ from desktop.core.engine import (
     Conversation,
     LoadSettings,
     Prediction,
+    RemoteClient,
+    RemoteEndpoint,
     Session,
     Turn,
 )
@@ -59,6 +63,7 @@ class ChatRunner(QObject):
         self.conversation: Conversation | None = None  # kept after close: it can be saved
         self.loaded_event: p.Loaded | None = None
         self.prediction: Prediction | None = None
+        self.endpoint: RemoteEndpoint | None = None  # the server of a remote session
         self.question = ""
         self._feed: EngineFeed | None = None
         self._load_handle: TaskHandle | None = None
@@ -85,18 +90,26 @@ class ChatRunner(QObject):
         system: str | None,
         params: p.SamplingParams,
         turns: Sequence[Turn] = (),
+        endpoint: RemoteEndpoint | None = None,
     ) -> None:
-        """Start a worker and load ``path``; ``turns`` carry a conversation over."""
+        """Start a worker and load ``path`` (or, with ``endpoint``, connect to the server and
+        check that it serves the model: ``path`` is then its base URL); ``turns`` carry a
+        conversation over."""
         self.close()
         feed = EngineFeed()
-        session = Session(
-            path,
-            settings,
-            target=target,
-            profile=profile,
-            on_event=feed.on_event,
-            on_memory=feed.on_memory,
-        )
+        if endpoint is not None:
+            client = RemoteClient(endpoint, on_event=feed.on_event)
+            session = Session(endpoint.base_url, settings, client=client)
+        else:
+            session = Session(
+                path,
+                settings,
+                target=target,
+                profile=profile,
+                on_event=feed.on_event,
+                on_memory=feed.on_memory,
+            )
+        self.endpoint = endpoint
         self._feed, self.session = feed, session
         self.loaded_event = self.prediction = None
         kept = list(turns)

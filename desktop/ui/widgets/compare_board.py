@@ -227,6 +227,8 @@ class CompareBoard(QWidget):
 
     def describe_entry(self, entry: ContestantEntry) -> str:
         parts = [entry.quant] if entry.quant else []
+        if entry.remote:  # the column shows where it runs
+            parts.append(self.tr("server %1").replace("%1", entry.spec))
         if entry.ctx is not None:
             parts.append(self.tr("ctx %1").replace("%1", fmt.integer(entry.ctx)))
         if entry.ngl is not None:
@@ -355,10 +357,14 @@ class CompareBoard(QWidget):
             parts.append(fmt.rate(state.tokens_per_s))
         if state.ttft_ms is not None:
             parts.append(self.tr("TTFT %1").replace("%1", fmt.seconds(state.ttft_ms / 1000)))
+        live = self.live
+        remote = live is not None and live.infos[state.index].remote
         if state.memory_bytes is not None:
             parts.append(self.tr("RAM %1").replace("%1", fmt.size(state.memory_bytes)))
         if state.vram_bytes:
             parts.append(self.tr("VRAM %1").replace("%1", fmt.size(state.vram_bytes)))
+        elif remote and state.memory_bytes is None:
+            parts.append(self.tr("memory unknown"))  # the server does not say; never 0
         return " · ".join(parts)
 
     def placeholder(self, state: ColumnState, q: int) -> str:

@@ -3,7 +3,9 @@
 The points are the core's (:meth:`~desktop.core.compare.ComparisonResult.chart`): x is the peak
 resident memory plus VRAM, y the median generation speed, the marker's size the score (checks
 passed, else the win rate; a small hollow marker when neither is known). Up and to the left is
-better: fast and small. Set once when the summary changes, never per token.
+better: fast and small. Set once when the summary changes, never per token. A model whose
+memory is unknown (a server that does not expose it) cannot be placed: it is left out and the
+caption names it.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class CompareChart(QWidget):
         self.setAccessibleName(self.tr("Generation speed against peak memory"))
         self.points: list[ChartPoint] = []
         self.labels: list[str] = []
+        self.left_out: list[str] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -71,10 +74,14 @@ class CompareChart(QWidget):
         layout.addWidget(self.caption)
         self.set_points([], [])
 
-    def set_points(self, points: Sequence[ChartPoint], labels: Sequence[str]) -> None:
-        """Draw ``points``, each named by the label at the same position."""
+    def set_points(
+        self, points: Sequence[ChartPoint], labels: Sequence[str], left_out: Sequence[str] = ()
+    ) -> None:
+        """Draw ``points``, each named by the label at the same position; ``left_out``: the
+        names of measured models without a known memory (not drawn, named in the caption)."""
         self.points = list(points)
         self.labels = list(labels)
+        self.left_out = list(left_out)
         item = self.plot.getPlotItem()
         for text in self._texts:
             item.removeItem(text)
@@ -109,11 +116,14 @@ class CompareChart(QWidget):
             pad_y = max(max(ys) - min(ys), max(ys) * 0.2, 1.0) * 0.35
             item.setXRange(max(0.0, min(xs) - pad_x), max(xs) + pad_x * 1.6, padding=0)
             item.setYRange(max(0.0, min(ys) - pad_y), max(ys) + pad_y * 1.4, padding=0)
-            self.caption.setText(
-                self.tr(
-                    "Up and left is better: faster and smaller. Marker size: checks passed, "
-                    "else the win rate (hollow: neither known)."
-                )
+            caption = self.tr(
+                "Up and left is better: faster and smaller. Marker size: checks passed, "
+                "else the win rate (hollow: neither known)."
             )
         else:
-            self.caption.setText(self.tr("The chart fills in as answers are measured."))
+            caption = self.tr("The chart fills in as answers are measured.")
+        if self.left_out:
+            caption += " " + self.tr("Not drawn, memory unknown: %1.").replace(
+                "%1", ", ".join(self.left_out)
+            )
+        self.caption.setText(caption)

@@ -111,7 +111,14 @@ class CompareResults(QWidget):
     ) -> None:
         self.model.set_rows(rows, hide_names=hide_names)
         names = {row.contestant: self.model.name(row) for row in rows}
-        self.chart.set_points(points, [names.get(p.contestant, p.name) for p in points])
+        drawn = {p.contestant for p in points}
+        # Measured, but a server that keeps its memory to itself cannot be placed on the chart.
+        left_out = [
+            names[row.contestant]
+            for row in rows
+            if row.contestant not in drawn and row.generation_tokens_per_s is not None
+        ]
+        self.chart.set_points(points, [names.get(p.contestant, p.name) for p in points], left_out)
         self.caption.setText(caption)
 
     def clear(self) -> None:

@@ -7,6 +7,7 @@ Scheduling is explicit: the chosen mode is explained under the controls in one l
 Signals:
     model_chosen(str, str): a model picked in the Add menu (its label and spec).
     open_file_requested(): "Open a GGUF file…" in the Add menu.
+    server_requested(): "A model on a server…" in the Add menu.
     run_requested(), stop_requested(), resume_requested(), reveal_requested(): the buttons.
     suite_changed(): another source of prompts was chosen.
     import_requested(): "Import JSONL or CSV…" was chosen.
@@ -48,6 +49,7 @@ class CompareSetup(QWidget):
 
     model_chosen = Signal(str, str)
     open_file_requested = Signal()
+    server_requested = Signal()
     run_requested = Signal()
     stop_requested = Signal()
     resume_requested = Signal()
@@ -83,7 +85,8 @@ class CompareSetup(QWidget):
         self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.add_button.setToolTip(
             self.tr(
-                "Add a model on this machine (two to six); the same model twice compares settings."
+                "Add a model on this machine or on a server (two to six); the same model twice "
+                "compares settings."
             )
         )
         self.add_menu = QMenu(self.add_button)
@@ -210,6 +213,10 @@ class CompareSetup(QWidget):
         open_file = QAction(icon("open"), self.tr("Open a GGUF file…"), menu)
         open_file.triggered.connect(self.open_file_requested)
         menu.addAction(open_file)
+        server = QAction(icon("add"), self.tr("A model on a server (OpenAI-compatible)…"), menu)
+        server.setObjectName("addServerAction")
+        server.triggered.connect(self.server_requested)
+        menu.addAction(server)
 
     # -- prompts ----------------------------------------------------------------------------------
 

@@ -166,6 +166,7 @@ class LivePlots(QWidget):
         self._predicted_ram: int | None = None
         self._predicted_vram: int | None = None
         self._gpu_message = ""
+        self._memory_message = ""
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -215,6 +216,10 @@ class LivePlots(QWidget):
         self.gpu_text = pg.TextItem(anchor=(0.5, 0.5))
         self.gpu_text.setParentItem(self.gpu_plot.getViewBox())
         self.gpu_plot.getViewBox().sigResized.connect(self._place_gpu_text)
+        self.memory_text = pg.TextItem(anchor=(0.5, 0.5))
+        self.memory_text.setParentItem(self.memory_plot.getViewBox())
+        self.memory_text.setVisible(False)
+        self.memory_plot.getViewBox().sigResized.connect(self._place_memory_text)
         self.apply_palette()
         self._write_legend()
         self.set_gpu_message(self.tr("no readings yet"))
@@ -270,6 +275,7 @@ class LivePlots(QWidget):
                 axis.setPen(pg.mkPen(text.name()))
                 axis.setTextPen(pg.mkPen(text.name()))
         self.gpu_text.setColor(palette.color(QPalette.ColorRole.PlaceholderText))
+        self.memory_text.setColor(palette.color(QPalette.ColorRole.PlaceholderText))
 
     def _write_legend(self) -> None:
         def swatch(color: str, text: str, dashed: bool = False) -> str:
@@ -374,6 +380,24 @@ class LivePlots(QWidget):
     @property
     def gpu_message(self) -> str:
         return self._gpu_message
+
+    def set_memory_message(self, text: str) -> None:
+        """A sentence in the memory plot instead of curves (a server that does not expose its
+        memory: unknown, never drawn as 0); empty shows the curves."""
+        if text == self._memory_message:
+            return
+        self._memory_message = text
+        self.memory_text.setText(text)
+        self.memory_text.setVisible(bool(text))
+        self.memory_plot.getAxis("left").setStyle(showValues=not text)
+        self._place_memory_text()
+
+    @property
+    def memory_message(self) -> str:
+        return self._memory_message
+
+    def _place_memory_text(self) -> None:
+        self.memory_text.setPos(self.memory_plot.getViewBox().boundingRect().center())
 
     def _place_gpu_text(self) -> None:
         box = self.gpu_plot.getViewBox()

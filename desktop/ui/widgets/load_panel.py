@@ -5,10 +5,18 @@ progress; the load settings (context, GPU layers with "all"/"none", threads, KV 
 attention auto/on/off); the prediction for exactly these settings next to what was measured.
 The panel only holds values and says when they change; the page estimates, loads and unloads.
 
+The model can also be a server (``Source``: an OpenAI-compatible endpoint): its base URL, the
+model name (a combo that "List models" fills from the server) and the name of the environment
+variable that holds the API key (never the key itself). The llama.cpp settings are then the
+server's business and are hidden; only the context stays (the conversation is trimmed to it).
+
 Signals:
     model_activated(str): a model was picked in the list (its file's path).
     open_file_requested(): the person wants to pick a GGUF file on disk.
     settings_changed(): a load setting changed (the prediction is stale).
+    source_changed(str): ``local`` or ``server`` was chosen.
+    endpoint_changed(): the server's URL, model or key variable changed.
+    list_models_requested(): "List models" for the server's URL.
     load_requested(), unload_requested(): the buttons.
 """
 
@@ -22,6 +30,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QProgressBar,
     QPushButton,
     QSizePolicy,
@@ -31,7 +40,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.engine import LoadSettings, ProcessMemory, auto_flash_attn, template_names
+from desktop.core.engine import (
+    LoadSettings,
+    ProcessMemory,
+    RemoteEndpoint,
+    auto_flash_attn,
+    template_names,
+)
 from desktop.core.engine import protocol as p
 from desktop.core.fit import FitResult
 from desktop.ui import format as fmt
@@ -40,6 +55,8 @@ from desktop.ui.theme import icon
 MIN_CONTEXT = 256
 MAX_CONTEXT = 1 << 20
 FLASH_CHOICES = ("auto", "on", "off")
+SOURCES = ("local", "server")
+DEFAULT_ENDPOINT = "http://127.0.0.1:8080/v1"
 
 
 def flash_attn_for(choice: str, cache_type: str) -> bool:
@@ -97,6 +114,9 @@ class LoadPanel(QWidget):
     model_activated = Signal(str)
     open_file_requested = Signal()
     settings_changed = Signal()
+    source_changed = Signal(str)
+    endpoint_changed = Signal()
+    list_models_requested = Signal()
     load_requested = Signal()
     unload_requested = Signal()
 
@@ -128,6 +148,22 @@ class LoadPanel(QWidget):
 
     def _model_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
+        self.source_combo = QComboBox()
+        self.source_combo.setObjectName("sourceCombo")
+        self.source_combo.setAccessibleName(self.tr("Where the model runs"))
+        self.source_combo.addItem(self.tr("this machine"), "local")
+        self.source_combo.addItem(self.tr("a server (OpenAI-compatible)"), "server")
+        self.source_combo.setToolTip(
+            self.tr(
+                "Run a model file here, or talk to a model behind an OpenAI-compatible server "
+                "(llama-server, vLLM, Ollama, LM Studio)."
+            )
+        )
+        self.source_combo.currentIndexChanged.connect(self._on_source_combo_changed)
+        self.local_box = QWidget()
+        self.local_box.setObjectName("localModelBox")
+        local = QHBoxLayout(self.local_box)
+        local.setContentsMargins(0, 0, 0, 0)
         self.model_combo = QComboBox()
         self.model_combo.setObjectName("modelCombo")
         self.model_combo.setAccessibleName(self.tr("Model"))
@@ -172,18 +208,83 @@ class LoadPanel(QWidget):
         self.progress.setAccessibleName(self.tr("Loading"))
         self.load_label = QLabel()
         self.load_label.setObjectName("loadLabel")
-        row.addWidget(self._label(self.tr("Model"), self.model_combo))
-        row.addWidget(self.model_combo, 3)
-        row.addWidget(self.open_button)
-        row.addSpacing(8)
-        row.addWidget(self._label(self.tr("Template"), self.template_combo))
-        row.addWidget(self.template_combo, 1)
+        local.addWidget(self._label(self.tr("Model"), self.model_combo))
+        local.addWidget(self.model_combo, 3)
+        local.addWidget(self.open_button)
+        local.addSpacing(8)
+        local.addWidget(self._label(self.tr("Template"), self.template_combo))
+        local.addWidget(self.template_combo, 1)
+        self.server_box = self._server_box()
+        self.server_box.setVisible(False)
+        row.addWidget(self.source_combo)
+        row.addWidget(self.local_box, 1)
+        row.addWidget(self.server_box, 1)
         row.addSpacing(8)
         row.addWidget(self.load_button)
         row.addWidget(self.unload_button)
         row.addWidget(self.progress)
         row.addWidget(self.load_label)
         return row
+
+    def _server_box(self) -> QWidget:
+        box = QWidget()
+        box.setObjectName("serverBox")
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.url_edit = QLineEdit()
+        self.url_edit.setObjectName("endpointEdit")
+        self.url_edit.setAccessibleName(self.tr("Server base URL"))
+        self.url_edit.setPlaceholderText(DEFAULT_ENDPOINT)
+        self.url_edit.setToolTip(
+            self.tr("The server's OpenAI-compatible base URL; it usually ends in /v1.")
+        )
+        self.url_edit.setMinimumWidth(200)
+        self.served_combo = QComboBox()
+        self.served_combo.setObjectName("servedModelCombo")
+        self.served_combo.setEditable(True)
+        self.served_combo.setAccessibleName(self.tr("Model name on the server"))
+        self.served_combo.setMinimumContentsLength(14)
+        self.served_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        line = self.served_combo.lineEdit()
+        if line is not None:
+            line.setPlaceholderText(self.tr("model name"))
+        self.list_button = QPushButton(self.tr("List models"))
+        self.list_button.setObjectName("listModelsButton")
+        self.list_button.setToolTip(self.tr("Ask the server which models it serves."))
+        self.list_button.clicked.connect(self.list_models_requested)
+        self.key_edit = QLineEdit()
+        self.key_edit.setObjectName("keyEnvEdit")
+        self.key_edit.setAccessibleName(self.tr("Environment variable with the API key"))
+        self.key_edit.setPlaceholderText("LLM_SCOUT_API_KEY")
+        self.key_edit.setToolTip(
+            self.tr(
+                "The name of the environment variable that holds the API key (the key itself "
+                "is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring."
+            )
+        )
+        self.key_edit.setMinimumWidth(170)
+        for signal in (
+            self.url_edit.textChanged,
+            self.served_combo.currentTextChanged,
+            self.key_edit.textChanged,
+        ):
+            signal.connect(self._on_endpoint_edited)
+        row.addWidget(self._label(self.tr("URL"), self.url_edit))
+        row.addWidget(self.url_edit, 3)
+        row.addWidget(self._label(self.tr("Model"), self.served_combo))
+        row.addWidget(self.served_combo, 2)
+        row.addWidget(self.list_button)
+        # The key's variable sits on the settings row, which a server leaves nearly empty.
+        self.key_box = QWidget()
+        self.key_box.setObjectName("keyEnvBox")
+        key_row = QHBoxLayout(self.key_box)
+        key_row.setContentsMargins(0, 0, 0, 0)
+        key_row.addWidget(self._label(self.tr("API key variable"), self.key_edit))
+        key_row.addWidget(self.key_edit)
+        self.key_box.setVisible(False)
+        return box
 
     def _settings_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -248,19 +349,26 @@ class LoadPanel(QWidget):
         row.addWidget(self._label(self.tr("Context"), self.ctx_spin))
         row.addWidget(self.ctx_spin)
         row.addSpacing(8)
-        row.addWidget(self._label(self.tr("GPU layers"), self.layers_spin))
-        row.addWidget(self.layers_spin)
-        row.addWidget(self.all_button)
-        row.addWidget(self.none_button)
-        row.addSpacing(8)
-        row.addWidget(self._label(self.tr("Threads"), self.threads_spin))
-        row.addWidget(self.threads_spin)
-        row.addSpacing(8)
-        row.addWidget(self._label(self.tr("KV cache"), self.cache_combo))
-        row.addWidget(self.cache_combo)
-        row.addSpacing(8)
-        row.addWidget(self._label(self.tr("Flash attention"), self.flash_combo))
-        row.addWidget(self.flash_combo)
+        # What only a local llama.cpp worker takes (a server has its own settings).
+        self.local_settings = QWidget()
+        self.local_settings.setObjectName("localSettings")
+        local = QHBoxLayout(self.local_settings)
+        local.setContentsMargins(0, 0, 0, 0)
+        local.addWidget(self._label(self.tr("GPU layers"), self.layers_spin))
+        local.addWidget(self.layers_spin)
+        local.addWidget(self.all_button)
+        local.addWidget(self.none_button)
+        local.addSpacing(8)
+        local.addWidget(self._label(self.tr("Threads"), self.threads_spin))
+        local.addWidget(self.threads_spin)
+        local.addSpacing(8)
+        local.addWidget(self._label(self.tr("KV cache"), self.cache_combo))
+        local.addWidget(self.cache_combo)
+        local.addSpacing(8)
+        local.addWidget(self._label(self.tr("Flash attention"), self.flash_combo))
+        local.addWidget(self.flash_combo)
+        row.addWidget(self.local_settings)
+        row.addWidget(self.key_box)
         row.addSpacing(8)
         row.addWidget(self.problem_label, 1)
         return row
@@ -316,6 +424,88 @@ class LoadPanel(QWidget):
         path = self.model_combo.itemData(index)
         if path:
             self.model_activated.emit(str(path))
+
+    # -- a server ---------------------------------------------------------------------------------
+
+    @property
+    def source(self) -> str:
+        """``local`` (a file run here) or ``server`` (an OpenAI-compatible endpoint)."""
+        return str(self.source_combo.currentData() or "local")
+
+    def set_source(self, source: str) -> None:
+        self.source_combo.setCurrentIndex(max(0, self.source_combo.findData(source)))
+
+    def _on_source_combo_changed(self, _index: int) -> None:
+        server = self.source == "server"
+        self.local_box.setVisible(not server)
+        self.local_settings.setVisible(not server)
+        self.server_box.setVisible(server)
+        self.key_box.setVisible(server)
+        self.measured_label.setToolTip(
+            self.tr("What the server's answers measured here (memory: what the server exposes).")
+            if server
+            else self.tr("What the loaded model's worker uses now (refreshed twice a second).")
+        )
+        self.unload_button.setToolTip(
+            self.tr("Close the connection to the server (the server keeps running).")
+            if server
+            else self.tr("End the model's worker process and free its memory.")
+        )
+        self.source_changed.emit(self.source)
+
+    def _on_endpoint_edited(self) -> None:
+        self.endpoint_changed.emit()
+
+    def set_endpoint(self, url: str, model: str, key_env: str = "") -> None:
+        """Fill the server's fields (a remembered endpoint); the key itself is never here."""
+        self.url_edit.setText(url)
+        if model and self.served_combo.findText(model) < 0:
+            self.served_combo.addItem(model)
+        self.served_combo.setCurrentText(model)
+        self.key_edit.setText(key_env)
+
+    def endpoint_fields(self) -> tuple[str, str, str]:
+        """(URL, model, key variable) as typed (stripped)."""
+        return (
+            self.url_edit.text().strip(),
+            self.served_combo.currentText().strip(),
+            self.key_edit.text().strip(),
+        )
+
+    def endpoint(self) -> RemoteEndpoint:
+        """The server as typed; UsageError for a URL that is not http(s) or no model name."""
+        url, model, key_env = self.endpoint_fields()
+        return RemoteEndpoint(url or DEFAULT_ENDPOINT, model, key_env=key_env or None)
+
+    def set_served_models(self, names: list[str]) -> None:
+        """What the server lists; the typed name stays chosen when the server has it, else
+        the first one listed is."""
+        combo = self.served_combo
+        typed = combo.currentText().strip()
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems(names)
+        index = combo.findText(typed) if typed else -1
+        combo.setCurrentIndex(index if index >= 0 else (0 if names else -1))
+        if not names:
+            combo.setCurrentText(typed)
+        combo.blockSignals(False)
+        self.endpoint_changed.emit()
+
+    def set_listing(self, listing: bool) -> None:
+        self.list_button.setEnabled(not listing)
+        self.list_button.setText(self.tr("Listing…") if listing else self.tr("List models"))
+
+    def show_remote_measured(self, tokens_per_s: float | None, timing_source: str) -> None:
+        """A server's figures: memory unknown unless it said, the speed and where it came
+        from (measured on this client, or the server's own timings)."""
+        parts = [self.tr("memory unknown")]
+        if tokens_per_s is not None:
+            where = self.tr("server timings") if timing_source == "server" else self.tr("client")
+            parts.append(
+                self.tr("%1 (%2)").replace("%1", fmt.rate(tokens_per_s)).replace("%2", where)
+            )
+        self.measured_label.setText(self.tr("measured: %1").replace("%1", " · ".join(parts)))
 
     # -- facts and prefill ------------------------------------------------------------------------
 
@@ -416,10 +606,19 @@ class LoadPanel(QWidget):
     # -- state ------------------------------------------------------------------------------------
 
     def set_state(self, *, can_load: bool, loading: bool, loaded: bool) -> None:
-        self.load_button.setEnabled(can_load and not loading and not self.problem())
+        server = self.source == "server"
+        self.load_button.setEnabled(can_load and not loading and (server or not self.problem()))
+        self.load_button.setText(self.tr("Connect") if server else self.tr("Load"))
         self.unload_button.setEnabled(loading or loaded)
-        self.unload_button.setText(self.tr("Cancel") if loading else self.tr("Unload"))
+        if loading:
+            self.unload_button.setText(self.tr("Cancel"))
+        else:
+            self.unload_button.setText(self.tr("Disconnect") if server else self.tr("Unload"))
         self.progress.setVisible(loading)
+        # Not while a load runs (another Load or Connect ends the model loaded before).
+        self.source_combo.setEnabled(not loading)
+        self.server_box.setEnabled(not loading)
+        self.key_box.setEnabled(not loading)
 
     def set_progress(self, fraction: float | None) -> None:
         if fraction is None:

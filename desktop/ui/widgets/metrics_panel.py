@@ -5,6 +5,10 @@ The figures are a :class:`~desktop.core.engine.RunReport` — the same numbers a
 module: RAM is the worker's peak RSS from the end of the load to the end of the answer (split
 into private and file-backed pages), VRAM its own peak on NVIDIA, speed the generation tokens/s.
 The error is ``(predicted - measured) / measured``: positive when the estimate was high.
+
+An answer from a server (``memory_source`` other than ``process``) has no prediction, its memory
+is "unknown" unless the server exposed it (never 0), and a line says where its speed came from:
+measured on this client (network included) or the server's own timings.
 """
 
 from __future__ import annotations
@@ -118,6 +122,11 @@ class MetricsPanel(QFrame):
         self.summary.setObjectName("answerSummary")
         self.summary.setWordWrap(True)
         outer.addWidget(self.summary)
+        self.sources = QLabel()
+        self.sources.setObjectName("measureSources")
+        self.sources.setWordWrap(True)
+        self.sources.setVisible(False)
+        outer.addWidget(self.sources)
         self.warning = QLabel()
         self.warning.setObjectName("speedWarning")
         self.warning.setWordWrap(True)
@@ -142,6 +151,11 @@ class MetricsPanel(QFrame):
     def show_report(self, report: RunReport) -> None:
         """Fill the table from one finished (or stopped) answer."""
         self.report_dict = report.to_dict()
+        if report.memory_source != "process":
+            self._show_remote(report)
+            return
+        self.sources.setVisible(False)
+        self.calibration_label.setVisible(True)
         m = report.metrics
         self._set(
             "ram",
@@ -168,9 +182,37 @@ class MetricsPanel(QFrame):
         self.warning.setText(warning or "")
         self.warning.setVisible(bool(warning))
 
+    def _show_remote(self, report: RunReport) -> None:
+        """A server's answer: what it measured here, what the server said, and no prediction."""
+        unknown = self.tr("unknown")
+        vram = report.server_vram_bytes
+        self._set("ram", "-", unknown, "-")
+        self._set("private", "", "", "")
+        self._set("file", "", "", "")
+        self._set("vram", "-", fmt.size(vram) if vram is not None else unknown, "-")
+        self._set("speed", "-", fmt.rate(report.metrics.tokens_per_s), "-")
+        if report.timing_source == "server":
+            timing = self.tr("speed: the server's own timings")
+        else:
+            timing = self.tr("speed measured on this client (network included)")
+        if report.memory_source == "server":
+            memory = self.tr("memory: as the server reports it")
+            if report.kv_cache_usage_pct is not None:
+                memory += " · " + self.tr("KV cache %1% used").replace(
+                    "%1", fmt.number(report.kv_cache_usage_pct)
+                )
+        else:
+            memory = self.tr("memory unknown: the server does not expose it")
+        self.sources.setText(" · ".join((self.tr("no prediction: remote"), timing, memory)))
+        self.sources.setVisible(True)
+        self.summary.setText(answer_summary(report))
+        self.warning.setVisible(False)
+        self.calibration_label.setVisible(False)  # a server's speed says nothing about here
+
     def clear_report(self) -> None:
         self.report_dict = None
         for key in self.cells:
             self._set(key, "-", "-", "-")
         self.summary.setText(self.tr("Ask something to measure an answer."))
         self.warning.setVisible(False)
+        self.sources.setVisible(False)
