@@ -21,7 +21,7 @@ from desktop.core.errors import GGUFError
 from desktop.core.gguf import read_gguf_split
 from desktop.ui.errors import title_for
 from desktop.ui.main_window import MainWindow
-from desktop.ui.models.library_model import LibraryModel, LibraryRow
+from desktop.ui.models.library_model import ROW_ROLE, LibraryModel, LibraryRow
 from desktop.ui.pages.library import LibraryPage
 from desktop.ui.state import AppState
 from tests.fixtures.library_files import write_tiny
@@ -324,3 +324,35 @@ def test_the_table_sorts_by_numbers_not_by_text(
     top = page.proxy.index(0, 0).data(int(Qt.ItemDataRole.UserRole) + 1)
     sizes = [r.entry.size_bytes for r in rows(page) if r.entry is not None]
     assert top.entry.size_bytes == max(sizes)
+
+
+def test_a_listing_that_shows_the_same_costs_no_reset_and_a_change_does(qtbot: QtBot) -> None:
+    """A rescan that found nothing new (only the scan times moved) leaves the table alone; a
+    changed row is shown changed."""
+    from desktop.core.library import LibraryProblem
+
+    def rows(message: str, seen: float) -> list[LibraryRow]:
+        return [
+            LibraryRow(
+                Path(f"/models/m{k}.gguf"),
+                problem=LibraryProblem(
+                    Path(f"/models/m{k}.gguf"), "folder", f"{message} {k}", "gguf.truncated",
+                    first_seen=seen, last_seen=seen,
+                ),
+            )
+            for k in range(3)
+        ]  # fmt: skip
+
+    model = LibraryModel()
+    model.set_rows(rows("cut short", 1.0))
+    assert model.rowCount() == 3
+    with qtbot.assertNotEmitted(model.modelReset, wait=0):
+        model.set_rows(rows("cut short", 2.0))
+    problem = model.rows()[0].problem
+    assert problem is not None
+    assert problem.last_seen == 2.0  # the rows are the new ones
+    with qtbot.waitSignal(model.modelReset, timeout=1000):
+        model.set_rows(rows("damaged", 3.0))
+    shown = model.index(1, LibraryModel.COL_ARCH).data()
+    assert "damaged 1" in shown
+    assert model.index(1, 0).data(ROW_ROLE).problem.last_seen == 3.0
