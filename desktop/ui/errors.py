@@ -25,9 +25,22 @@ from desktop.ui.error_texts import kind_titles
 log = logging.getLogger(__name__)
 
 
+_titles_cache: tuple[str, dict[str, str]] | None = None
+
+
+def _titles() -> dict[str, str]:
+    """:func:`kind_titles`, built once per language (a hundred translations: a table of
+    problem rows asked for them once per cell)."""
+    global _titles_cache  # noqa: PLW0603  # one cache per process and language
+    language = QCoreApplication.translate("ErrorKinds", "Something went wrong")
+    if _titles_cache is None or _titles_cache[0] != language:
+        _titles_cache = (language, kind_titles())
+    return _titles_cache[1]
+
+
 def title_for(kind: str) -> str:
     """The translated title of an error kind (its family's, else a generic one)."""
-    titles = kind_titles()
+    titles = _titles()
     while kind:
         if kind in titles:
             return titles[kind]

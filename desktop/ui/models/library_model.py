@@ -108,6 +108,7 @@ class LibraryModel(QStandardItemModel):
         super().__init__(parent)
         self._rows: list[LibraryRow] = []
         self._cells: list[list[dict[int, Any]]] = []  # each row's roles, as stored
+        self._warning: QIcon | None = None
         self.setColumnCount(self.COLUMN_COUNT)
         horizontal = Qt.Orientation.Horizontal
         for column in range(self.COLUMN_COUNT):
@@ -299,8 +300,10 @@ class LibraryModel(QStandardItemModel):
     def _icon(self, row: LibraryRow) -> QIcon | None:
         if row.problem is None:
             return None
-        style = QApplication.style()
-        return style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        if self._warning is None:  # one icon for every problem row (the style makes it anew)
+            style = QApplication.style()
+            self._warning = style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        return self._warning
 
     def _sort_value(self, row: LibraryRow, column: int) -> int | str:
         entry = row.entry
