@@ -41,7 +41,7 @@ from desktop.core.compare.plan import ComparisonPlan, resume_plan
 from desktop.core.compare.results import AnswerResult, ComparisonResult, ContestantOutcome
 from desktop.core.compare.schedule import parallel_threads, require_parallel
 from desktop.core.compare.votes import BlindLabels, Vote
-from desktop.core.engine import RemoteClient, Session, WorkerError
+from desktop.core.engine import EngineClient, RemoteClient, Session, WorkerError
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
 from desktop.core.fit import FitTarget
@@ -74,8 +74,12 @@ class CompareRunner:
         should_stop: Callable[[], bool] | None = None,
         comparison_id: int | None = None,
         existing: ComparisonResult | None = None,
+        worker_niceness: int = 0,
     ) -> None:
         self.plan = plan
+        # > 0: local workers run at a lower CPU priority (a window that runs them side by side
+        # keeps a core for its GUI thread; the worker's --nice).
+        self.worker_niceness = worker_niceness
         self.profile = profile
         self.history = history
         self.machine = machine or (profile.name if profile is not None else "")
@@ -350,7 +354,18 @@ class CompareRunner:
                 session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
             else:
                 path = contestant.model.require_file()
-                session = Session(path, load, target=self._target(contestant), profile=self.profile)
+                client = (
+                    EngineClient(worker_args=("--nice", str(self.worker_niceness)))
+                    if self.worker_niceness > 0
+                    else None
+                )
+                session = Session(
+                    path,
+                    load,
+                    target=self._target(contestant),
+                    profile=self.profile,
+                    client=client,
+                )
         except ScoutError as exc:
             self._fail(c, exc, post)
             return "failed"

@@ -53,6 +53,7 @@ from desktop.core.engine.worker_support import (
     claim_stdout,
     limit_address_space,
     load_progress_hook,
+    lower_priority,
     physical_cores,
     read_lines,
     release_free_memory,
@@ -530,11 +531,20 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="SPEC",
         help="one no_alloc load (JSON settings): print llama.cpp's projected buffers and exit",
     )
+    parser.add_argument(
+        "--nice",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run at a lower CPU priority (POSIX niceness N; below normal on Windows)",
+    )
     return parser.parse_args(list(argv) if argv is not None else None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
+    if args.nice > 0:
+        lower_priority(args.nice)  # before llama.cpp starts a thread: its threads inherit it
     protocol_fd = claim_stdout()
     if args.dry_run is not None:
         from desktop.core.engine.dryrun import child_main

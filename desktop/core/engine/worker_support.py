@@ -293,3 +293,20 @@ def limit_address_space(headroom: int) -> None:
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def lower_priority(niceness: int) -> None:
+    """Run this process (and every thread it starts from now on) at a lower CPU priority:
+    POSIX niceness ``niceness``; on Windows the "below normal" class. When the window runs
+    several workers side by side, the GUI thread then gets a core when it needs one."""
+    if niceness <= 0:
+        return
+    try:
+        if sys.platform == "win32":
+            import psutil
+
+            psutil.Process().nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
+        else:
+            os.nice(niceness)
+    except (OSError, ImportError, AttributeError) as exc:  # a lower priority is only a courtesy
+        logging.getLogger(__name__).info("could not lower the worker's priority: %s", exc)

@@ -50,6 +50,12 @@ from desktop.core.library import ModelResolver
 from desktop.ui.models.compare_live import CompareFeed
 from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
+#: Side by side, the models' workers run at this lower CPU priority: four llama.cpp workers and
+#: the window on two cores otherwise kept the GUI thread waiting for a core (stalls of 50-90 ms;
+#: 25-37 ms at niceness 10, benchmarks/ui_compare.py). Their speeds do not compare in parallel
+#: mode anyway; a fair run has one worker and keeps the normal priority.
+PARALLEL_WORKER_NICENESS = 10
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -206,6 +212,9 @@ class CompareJob(QObject):
                     should_stop=control.should_stop,
                     comparison_id=prepared.comparison_id,
                     existing=prepared.existing,
+                    worker_niceness=(
+                        PARALLEL_WORKER_NICENESS if prepared.plan.mode == "parallel" else 0
+                    ),
                 )
                 with self._lock:
                     self._runner = runner

@@ -214,6 +214,38 @@ def test_explicit_threads_reach_llama_cpp(smollm2_path: Path) -> None:
     assert (loaded.n_threads, loaded.n_threads_batch) == (1, 1)
 
 
+def test_a_worker_started_with_nice_runs_every_thread_at_that_priority(
+    smollm2_path: Path,
+) -> None:
+    """``--nice``: the worker lowers its priority before llama.cpp starts threads, so the
+    threads that decode inherit it (what the window asks for when models run side by side)."""
+    client = EngineClient(worker_args=("--nice", "10"))
+    client.start()
+    try:
+        client.load(smollm2_path, n_ctx=256, n_threads=2).result(120)
+        request = client.generate(prompt="Once upon a time", params=p.SamplingParams(max_tokens=8))
+        request.result(120)
+        assert client.pid is not None
+        worker = psutil.Process(client.pid)
+        base = psutil.Process().nice()
+        niceness = {}
+        for task in Path(f"/proc/{client.pid}/task").iterdir():
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            niceness[task.name] = int(fields[16])  # field 19 of stat: nice
+        assert worker.nice() == base + 10
+        assert len(niceness) >= 2  # llama.cpp's threads as well as the main one
+        assert set(niceness.values()) == {base + 10}
+    finally:
+        client.close()
+    plain = EngineClient()
+    plain.start()
+    try:
+        assert plain.pid is not None
+        assert psutil.Process(plain.pid).nice() == psutil.Process().nice()
+    finally:
+        plain.close()
+
+
 # --------------------------------------------------------------------------- sampling
 
 
