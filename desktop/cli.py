@@ -25,13 +25,14 @@ from desktop.commands import (
     library,
     rpc_server,
     run,
+    vllm,
 )
 from desktop.commands.common import Parser
 from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, gui)
+COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -182,12 +182,22 @@ class MainWindow(QMainWindow):
         signal = getattr(self.pages.get("models"), "open_in_playground_requested", None)
         if signal is not None:
             signal.connect(self._on_models_open_in_playground_requested)
+        served = getattr(self.pages.get("models"), "open_server_in_playground_requested", None)
+        if served is not None:
+            served.connect(self._on_models_open_server_in_playground_requested)
 
     def _on_models_open_in_playground_requested(self, path: str) -> None:
         page = self.show_page("playground")
         open_model = getattr(page, "open_model", None)
         if open_model is not None:
             open_model(Path(path))
+
+    def _on_models_open_server_in_playground_requested(self, base_url: str, model: str) -> None:
+        """A vLLM server started on the Models page: the Playground connects to it."""
+        page = self.show_page("playground")
+        open_server = getattr(page, "open_server", None)
+        if open_server is not None:
+            open_server(base_url, model)
 
     def _connect_history(self) -> None:
         """The History page reads again when the Playground or the Compare page stored

@@ -1562,6 +1562,7 @@
     <name>ErrorKinds</name>
     <message>
         <location filename="../../desktop/ui/error_texts.py" line="+15"/>
+        <location filename="../../desktop/ui/errors.py" line="+35"/>
         <source>Something went wrong</source>
         <translation>出错了</translation>
     </message>
@@ -2045,7 +2046,7 @@
 <context>
     <name>Errors</name>
     <message>
-        <location filename="../../desktop/ui/errors.py" line="+42"/>
+        <location filename="../../desktop/ui/errors.py" line="+20"/>
         <source>An unexpected error happened; the log file has the details.</source>
         <translation>发生了意外错误；详情见日志文件。</translation>
     </message>
@@ -3034,7 +3035,7 @@
 <context>
     <name>LibraryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/library_model.py" line="+143"/>
+        <location filename="../../desktop/ui/models/library_model.py" line="+169"/>
         <source>Name</source>
         <extracomment>The :class:`LibraryRow` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. Columns a problem row&apos;s sentence spans (from COL_ARCH).</extracomment>
         <translation>名称</translation>
@@ -4019,18 +4020,18 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+200"/>
+        <location line="+210"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-196"/>
-        <location line="+194"/>
+        <location line="-206"/>
+        <location line="+204"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-191"/>
+        <location line="-201"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
@@ -4045,7 +4046,7 @@
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location line="+94"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -4329,7 +4330,7 @@
 <context>
     <name>ModelDetailPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/model_detail.py" line="+65"/>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+69"/>
         <source>Model details</source>
         <translation>模型详情</translation>
     </message>
@@ -4415,17 +4416,17 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+125"/>
+        <location line="+130"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location line="-123"/>
+        <location line="-128"/>
         <source>Copy the command to the clipboard.</source>
         <translation>将命令复制到剪贴板。</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+58"/>
         <source>Asking llama.cpp…</source>
         <translation>正在询问 llama.cpp…</translation>
     </message>
@@ -4465,7 +4466,7 @@
         <translation>llama.cpp 自己的预估（未分配内存，用时 %1）：</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>AWQ runs in a vLLM server (Linux, NVIDIA GPU). Per GPU: %1 on %2.</source>
         <translation>AWQ 模型在 vLLM 服务器中运行（Linux，NVIDIA GPU）。每块 GPU：%2 上 %1。</translation>
     </message>
@@ -4480,7 +4481,7 @@
         <translation>在假设配置 %1 上：</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source>Copied</source>
         <translation>已复制</translation>
     </message>
@@ -4671,7 +4672,7 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/models.py" line="+134"/>
+        <location filename="../../desktop/ui/pages/models.py" line="+137"/>
         <source>Models in the catalog</source>
         <extracomment>Columns shown only when the table has room for them next to a readable model name (decided once, on the first show; the header&apos;s menu shows or hides any column later). The family is the model name&apos;s first word and a filter; the licence is in the detail panel too. The widest a column gets when fitted to its contents (the tooltip has the full text).</extracomment>
         <translation>目录中的模型</translation>
@@ -4712,7 +4713,7 @@
         <translation>⚠ 超出训练上下文</translation>
     </message>
     <message>
-        <location line="+169"/>
+        <location line="+171"/>
         <source>Detecting this machine…</source>
         <translation>正在检测本机…</translation>
     </message>
@@ -4764,13 +4765,13 @@
     <name>PlaygroundPage</name>
     <message>
         <location filename="../../desktop/ui/pages/playground.py" line="+309"/>
-        <location line="+261"/>
+        <location line="+269"/>
         <location line="+96"/>
         <source>no prediction: remote</source>
         <translation>无预测：远程</translation>
     </message>
     <message>
-        <location line="-325"/>
+        <location line="-333"/>
         <source>The server lists no models.</source>
         <translation>服务器没有列出任何模型。</translation>
     </message>
@@ -4816,7 +4817,7 @@
         <translation>仍然加载</translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+114"/>
         <source>loaded in %1</source>
         <translation>加载用时 %1</translation>
     </message>
@@ -5250,6 +5251,101 @@
         <location line="+8"/>
         <source>You</source>
         <translation>你</translation>
+    </message>
+</context>
+<context>
+    <name>VllmServerBox</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/vllm_server_box.py" line="+81"/>
+        <source>Waiting for the vLLM server</source>
+        <translation>正在等待 vLLM 服务器</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Start server</source>
+        <translation>启动服务器</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Run this command here as a server on 127.0.0.1, managed by LLM Scout: it stops when you stop it or close the window.</source>
+        <translation>在本机以 127.0.0.1 上的服务器运行此命令，由 LLM Scout 管理：停止它或关闭窗口时它会停止。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location line="+77"/>
+        <source>Stop server</source>
+        <translation>停止服务器</translation>
+    </message>
+    <message>
+        <location line="-74"/>
+        <source>Open in Playground</source>
+        <translation>在演练场中打开</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Chat with the served model in the Playground, connected to this server.</source>
+        <translation>在演练场中连接此服务器，与其提供的模型对话。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <location line="+227"/>
+        <source>Show the server log</source>
+        <translation>显示服务器日志</translation>
+    </message>
+    <message>
+        <location line="-221"/>
+        <source>vLLM server log</source>
+        <translation>vLLM 服务器日志</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Starting the vLLM server for %1…</source>
+        <translation>正在为 %1 启动 vLLM 服务器…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>vLLM serves %1 at %2.</source>
+        <translation>vLLM 在 %2 提供 %1。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Stopping the vLLM server…</source>
+        <translation>正在停止 vLLM 服务器…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>To start it here: %1</source>
+        <translation>要在本机启动：%1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>The server could not start: %1</source>
+        <translation>服务器无法启动：%1</translation>
+    </message>
+    <message>
+        <location line="+63"/>
+        <source>Waiting for the vLLM server to answer: %1 s (it may take minutes).</source>
+        <translation>正在等待 vLLM 服务器响应：%1 秒（可能需要几分钟）。</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>The vLLM server was stopped.</source>
+        <translation>vLLM 服务器已停止。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>The vLLM server exited (code %1); its log: %2</source>
+        <translation>vLLM 服务器已退出（代码 %1）；日志：%2</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Hide the server log</source>
+        <translation>隐藏服务器日志</translation>
     </message>
 </context>
 </TS>

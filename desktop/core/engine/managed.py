@@ -11,7 +11,15 @@ an :mod:`atexit` hook, the way the engine's workers end with the app. Its :attr:
 
 :func:`vllm_available` says whether this machine can start vLLM at all (Linux, an NVIDIA GPU,
 vLLM installed), and in a plain sentence what is missing when not. vLLM is the optional extra
-``llm-scout[vllm]``; nothing here imports it. Plain threads, no Qt.
+``llm-scout[vllm]``; nothing here imports it. The environment variable ``LLM_SCOUT_VLLM`` names
+an executable (or a command line) that replaces ``vllm``: it is called as vLLM's CLI is
+(``serve REPO … --port N``), and when it is set the platform and GPU checks are left to it (a
+vLLM installed elsewhere, a wrapper script, a stand-in in tests).
+
+:meth:`ManagedServer.launch` starts and waits in one call (stopping the server when the wait
+fails), and :func:`run_command_line` is the ``llm-scout run --endpoint … --model …`` line that
+talks to a ready server: what the CLI (``llm-scout vllm serve``) and the window both use.
+Plain threads, no Qt.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import importlib.util
 import logging
 import os
 import platform
+import shlex
 import shutil
 import signal
 import socket
@@ -50,8 +59,10 @@ __all__ = [
     "ServerProgress",
     "VllmAvailability",
     "free_port",
+    "run_command_line",
     "vllm_available",
     "vllm_executable",
+    "vllm_override",
     "vllm_server",
 ]
 
@@ -66,6 +77,8 @@ STOP_GRACE_S = 10.0
 LOG_LINES = 200
 TAIL_LINES = 20
 INSTALL_HINT = "pip install 'llm-scout[vllm]'"
+NVIDIA_DRIVER = Path("/proc/driver/nvidia/version")  # there when the NVIDIA driver is loaded
+VLLM_ENV = "LLM_SCOUT_VLLM"  # an executable (or command line) that replaces `vllm`
 
 ProgressCallback = Callable[["ServerProgress"], None]
 
@@ -103,9 +116,28 @@ class VllmAvailability:
     command: tuple[str, ...] = ()  # how to call vLLM's CLI: ("vllm",) or python -m …
 
 
+def vllm_override() -> tuple[str, ...] | None:
+    """The command ``LLM_SCOUT_VLLM`` names instead of ``vllm`` (None when it is unset or
+    empty): an existing file as it is (its path may hold spaces), else the value split as a
+    shell would (``python /opt/fake_vllm.py``)."""
+    value = os.environ.get(VLLM_ENV, "").strip()
+    if not value:
+        return None
+    if Path(value).is_file():
+        return (value,)
+    try:
+        return tuple(shlex.split(value)) or None
+    except ValueError:  # an unbalanced quote: the value as one word, refused when not found
+        return (value,)
+
+
 def vllm_executable() -> tuple[str, ...] | None:
-    """How to call vLLM's CLI: the ``vllm`` script on PATH, else this interpreter running its
-    CLI module when the package is importable; None when vLLM is not installed."""
+    """How to call vLLM's CLI: ``LLM_SCOUT_VLLM`` when set, else the ``vllm`` script on PATH,
+    else this interpreter running its CLI module when the package is importable; None when vLLM
+    is not installed."""
+    override = vllm_override()
+    if override is not None:
+        return override
     script = shutil.which("vllm")
     if script:
         return (script,)
@@ -122,8 +154,20 @@ def vllm_available(*, has_nvidia_gpu: bool | None = None) -> VllmAvailability:
     """Whether this machine can start a vLLM server: Linux, an NVIDIA GPU and vLLM installed.
 
     ``has_nvidia_gpu``: what the caller knows from the hardware profile (a capable GPU, see
-    :func:`desktop.core.fit.capable_gpus`); None checks for the NVIDIA driver here.
+    :func:`desktop.core.fit.capable_gpus`); None checks for the NVIDIA driver here. With
+    ``LLM_SCOUT_VLLM`` set, only that its executable exists is checked.
     """
+    override = vllm_override()
+    if override is not None:
+        program = override[0]
+        found = shutil.which(program) if os.sep not in program else program
+        if not found or not os.access(found, os.X_OK) or Path(found).is_dir():
+            return VllmAvailability(
+                False,
+                f"{VLLM_ENV} names {program}, which is not an executable; point it at vLLM's "
+                "CLI (or unset it).",
+            )
+        return VllmAvailability(True, "", override)
     system = platform.system()
     if system != "Linux":
         return VllmAvailability(
@@ -133,7 +177,7 @@ def vllm_available(*, has_nvidia_gpu: bool | None = None) -> VllmAvailability:
             "remote endpoint.",
         )
     if has_nvidia_gpu is None:
-        has_nvidia_gpu = Path("/proc/driver/nvidia/version").exists()
+        has_nvidia_gpu = NVIDIA_DRIVER.exists()
     if not has_nvidia_gpu:
         return VllmAvailability(
             False,
@@ -154,6 +198,11 @@ def free_port(host: str = HOST) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def run_command_line(base_url: str, model: str) -> str:
+    """The ``llm-scout run`` line that talks to ``model`` served at ``base_url``."""
+    return f"llm-scout run --endpoint {shlex.quote(base_url)} --model {shlex.quote(model)}"
 
 
 def vllm_server(
@@ -333,6 +382,23 @@ class ManagedServer:
                     kind="engine.timeout",
                 )
             time.sleep(min(POLL_INTERVAL_S, max(deadline - now, 0.01)))
+
+    def launch(
+        self,
+        timeout: float = READY_TIMEOUT_S,
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> str:
+        """:meth:`start`, then :meth:`wait_ready`; when either fails (or the wait is
+        interrupted) the server is stopped, every process of it reaped, and the error raised.
+        Returns :attr:`base_url`."""
+        self.start()
+        try:
+            return self.wait_ready(timeout, on_progress=on_progress, cancelled=cancelled)
+        except BaseException:
+            self.stop()
+            raise
 
     def stop(self, grace: float = STOP_GRACE_S) -> int | None:
         """Stop the server: SIGTERM to its process group, SIGKILL after ``grace`` seconds, and

@@ -90,10 +90,13 @@ class ModelsPage(QWidget):
     Signals:
         open_in_playground_requested(str): the path of the model file to open in the
             Playground (the window connects it once that page exists).
+        open_server_in_playground_requested(str, str): a vLLM server started from the detail
+            panel, to open in the Playground (its base URL, the model it serves).
         estimate_updated(): the table shows a new estimate (``shown_ctx``, ``shown_profile``).
     """
 
     open_in_playground_requested = Signal(str)
+    open_server_in_playground_requested = Signal(str, str)
     estimate_updated = Signal()
 
     def __init__(self, state: AppState) -> None:
@@ -222,6 +225,7 @@ class ModelsPage(QWidget):
         self.table.doubleClicked.connect(self._on_table_double_clicked)
         self.detail.download_requested.connect(self._on_detail_download_requested)
         self.detail.playground_requested.connect(self._on_detail_playground_requested)
+        self.detail.vllm_playground_requested.connect(self.open_server_in_playground_requested)
         self.detail.crosscheck_requested.connect(self._on_detail_crosscheck_requested)
         self.state.profile_changed.connect(self._on_state_profile_changed)
         self.state.library_changed.connect(self._on_state_library_changed)
@@ -325,6 +329,7 @@ class ModelsPage(QWidget):
         if self._closed:
             return
         self._closed = True
+        self.detail.vllm_server.shutdown()  # a vLLM server started here ends with the window
         self.estimates.close()
         self._busy_timer.stop()
         self._job_timer.stop()

@@ -537,6 +537,14 @@ class PlaygroundPage(QWidget):
         box.finished.connect(finished)
         box.open()
 
+    def open_server(self, base_url: str, model: str) -> bool:
+        """A server started by the app (vLLM on the Models page): choose it as the source, fill
+        its URL and model and connect; returns whether connecting started."""
+        panel = self.load_panel
+        panel.set_source("server")
+        panel.set_endpoint(base_url, model, "")
+        return self.connect_server()
+
     def connect_server(self) -> bool:
         """Connect to the server in the panel (it must answer and serve the model); returns
         whether connecting started (False with one sentence in the panel when the URL or the

@@ -34,6 +34,7 @@ from desktop.ui.models.catalog_model import PAST_TRAINED, PREDICTED, CatalogEntr
 from desktop.ui.theme import VERDICT_COLORS, icon
 from desktop.ui.widgets.memory_bar import MemoryBar
 from desktop.ui.widgets.verdict import text_color_on
+from desktop.ui.widgets.vllm_server_box import VllmServerBox
 
 
 def _label(object_name: str = "", *, wrap: bool = True, selectable: bool = False) -> QLabel:
@@ -53,10 +54,13 @@ class ModelDetailPanel(QWidget):
     Signals:
         download_requested(): the Download button was pressed.
         playground_requested(): the Open in Playground button was pressed.
+        vllm_playground_requested(str, str): Open in Playground for the vLLM server started
+            here (its base URL, the model it serves).
     """
 
     download_requested = Signal()
     playground_requested = Signal()
+    vllm_playground_requested = Signal(str, str)
     crosscheck_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -226,6 +230,10 @@ class ModelDetailPanel(QWidget):
         self.vllm_copy_button.setToolTip(self.tr("Copy the command to the clipboard."))
         self.vllm_copy_button.clicked.connect(self._on_vllm_copy_button_clicked)
         box.addWidget(self.vllm_copy_button, 0, Qt.AlignmentFlag.AlignLeft)
+        # Start that command here as a managed server (where vLLM can run), stop it, chat.
+        self.vllm_server = VllmServerBox()
+        self.vllm_server.playground_requested.connect(self.vllm_playground_requested)
+        box.addWidget(self.vllm_server)
         content.addWidget(self.vllm_box)
 
     def _form_row(self, form: QFormLayout, name: str, title: str) -> QLabel:
@@ -320,6 +328,7 @@ class ModelDetailPanel(QWidget):
         self.vllm_box.setVisible(show)
         self.vllm_command = ""
         if not show or profile is None:
+            self.vllm_server.set_plan(None)
             return
         n_ctx = entry.fit.n_ctx if entry.fit is not None else entry.n_ctx
         target = FitTarget.from_variant(entry.model, entry.variant)
@@ -347,6 +356,7 @@ class ModelDetailPanel(QWidget):
         self.vllm_command_label.setVisible(bool(self.vllm_command))
         self.vllm_copy_button.setVisible(bool(self.vllm_command))
         self.vllm_copy_button.setText(self.tr("Copy"))
+        self.vllm_server.set_plan(plan if plan.fits else None)  # this profile's plan only
 
     def _on_vllm_copy_button_clicked(self) -> None:
         if not self.vllm_command:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 import time
 import urllib.request
 from pathlib import Path
@@ -20,61 +19,14 @@ from desktop.core.engine.managed import (
     ServerExited,
     ServerProgress,
     free_port,
+    run_command_line,
     vllm_available,
     vllm_server,
 )
 from desktop.core.errors import EngineError
 from desktop.core.fit import FitTarget, plan_vllm
 from desktop.core.hardware import load_profile
-
-STAND_IN = textwrap.dedent(
-    """
-    import http.server, json, os, signal, subprocess, sys, time
-
-    # Called as vLLM is: ``serve REPO … --port N``; the behaviour comes from the environment.
-    mode, delay = os.environ["STAND_IN_MODE"], float(os.environ["STAND_IN_DELAY"])
-    port = int(sys.argv[sys.argv.index("--port") + 1])
-    print("INFO stand-in starting: " + " ".join(sys.argv[1:]), flush=True)
-    if mode == "stubborn":
-        signal.signal(signal.SIGTERM, lambda *_: print("INFO ignoring SIGTERM", flush=True))
-    # A helper process, as vLLM starts its engine core and workers.
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    print(f"INFO child {child.pid}", flush=True)
-    time.sleep(delay)
-    if mode == "fail":
-        print("ERROR torch.OutOfMemoryError: CUDA out of memory", flush=True)
-        child.kill()
-        sys.exit(3)
-    if mode == "hang":
-        print("INFO loading weights forever", flush=True)
-        time.sleep(600)
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            if self.path == "/v1/models":
-                body = json.dumps({"object": "list", "data": [{"id": "stand-in"}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            else:
-                self.send_response(404)
-                self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    print("INFO Uvicorn running", flush=True)
-    http.server.HTTPServer(("127.0.0.1", port), Handler).serve_forever()
-    """
-)
-
-
-def stand_in(tmp_path: Path) -> Path:
-    script = tmp_path / "fake_vllm.py"
-    script.write_text(STAND_IN, encoding="utf-8")
-    return script
+from tests.fixtures.vllm_stand_in import stand_in, stand_in_executable
 
 
 def server(tmp_path: Path, mode: str, delay: float = 0.5) -> ManagedServer:
@@ -116,7 +68,7 @@ def test_start_waits_for_ready_with_progress_and_stop_leaves_no_process(tmp_path
         assert all(0 <= p.fraction < 1 for p in progress)
         assert any(p.last_line.startswith("INFO") for p in progress)
         with urllib.request.urlopen(base + "/models", timeout=5) as response:
-            assert json.load(response)["data"][0]["id"] == "stand-in"
+            assert json.load(response)["data"][0]["id"] == "demo"  # the REPO it serves
         pids = [managed.pid, *child_pids(managed)]
         assert all(p is not None and not gone(p) for p in pids)
     finally:
@@ -228,6 +180,7 @@ def test_a_plan_becomes_a_managed_vllm_server(
 def test_vllm_available_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     from desktop.core.engine import managed
 
+    monkeypatch.delenv("LLM_SCOUT_VLLM", raising=False)
     monkeypatch.setattr("desktop.core.engine.managed.platform.system", lambda: "Darwin")
     mac = vllm_available(has_nvidia_gpu=True)
     assert not mac.ok
@@ -252,6 +205,7 @@ def test_vllm_executable_finds_the_script_on_path(
 ) -> None:
     from desktop.core.engine import managed
 
+    monkeypatch.delenv("LLM_SCOUT_VLLM", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("desktop.core.engine.managed.importlib.util.find_spec", lambda name: None)
     assert managed.vllm_executable() is None
@@ -263,3 +217,45 @@ def test_vllm_executable_finds_the_script_on_path(
     script.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
     script.chmod(0o755)
     assert managed.vllm_executable() == (str(script),)
+
+
+def test_llm_scout_vllm_replaces_vllm_and_skips_the_platform_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop.core.engine import managed
+
+    monkeypatch.setattr("desktop.core.engine.managed.platform.system", lambda: "Darwin")
+    fake = stand_in_executable(tmp_path / "my bin")  # a path with a space: one word
+    monkeypatch.setenv("LLM_SCOUT_VLLM", str(fake))
+    assert managed.vllm_executable() == (str(fake),)
+    found = vllm_available(has_nvidia_gpu=False)
+    assert found.ok
+    assert found.command == (str(fake),)
+    script = stand_in(tmp_path)
+    monkeypatch.setenv("LLM_SCOUT_VLLM", f"{sys.executable} {script}")  # a command line
+    assert vllm_available().command == (sys.executable, str(script))
+    monkeypatch.setenv("LLM_SCOUT_VLLM", str(tmp_path / "missing-vllm"))
+    missing = vllm_available(has_nvidia_gpu=True)
+    assert not missing.ok
+    assert "LLM_SCOUT_VLLM names" in missing.reason
+    assert "missing-vllm" in missing.reason
+
+
+def test_launch_waits_and_a_failed_launch_leaves_no_process(tmp_path: Path) -> None:
+    ready = server(tmp_path, "serve", delay=0.2)
+    try:
+        assert ready.launch(30) == ready.base_url
+        assert ready.running
+        assert run_command_line(ready.base_url, "Org/Model AWQ") == (
+            f"llm-scout run --endpoint {ready.base_url} --model 'Org/Model AWQ'"
+        )
+    finally:
+        ready.stop()
+    failing = server(tmp_path, "hang", delay=0.1)
+    with pytest.raises(EngineError) as caught:
+        failing.launch(0.8)
+    assert caught.value.kind == "engine.timeout"
+    assert not failing.running
+    pid = failing.pid
+    assert pid is not None
+    assert gone(pid)
