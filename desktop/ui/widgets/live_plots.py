@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPalette
+from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop.core.engine import ProcessMemory
@@ -84,39 +84,55 @@ class RingBuffer:
         self._next = self._count = 0
 
 
-class PhaseBand(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph is untyped
-    """A shaded span of the time axis, the full height of its plot.
+class PhaseBands(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph is untyped
+    """Every phase's shaded span of the time axis on one plot, the plot's full height, drawn by
+    one item and cached as a pixmap: a redraw of the plot at ~30 Hz blits it instead of calling
+    Python to fill each band (after twenty answers there are sixty of them per plot).
 
     (pyqtgraph's LinearRegionItem computes its bounds from ``viewRect()``, which is None while
     a view is being laid out, and ``QRectF(None)`` corrupts a reference count in PySide6: this
     item asks the ViewBox for its range instead.)
     """
 
-    def __init__(self, x0: float, x1: float, color: QColor) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self._x0, self._x1 = x0, x1
-        self._brush = pg.mkBrush(color)
+        self._spans: list[tuple[float, float, QBrush]] = []
         self.setZValue(-10)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
-    def set_span(self, x0: float, x1: float) -> None:
-        if (x0, x1) != (self._x0, self._x1):
+    def set_spans(self, spans: Sequence[tuple[float, float, QBrush]]) -> None:
+        spans = list(spans)
+        if spans != self._spans:
             self.prepareGeometryChange()
-            self._x0, self._x1 = x0, x1
+            self._spans = spans
+            self.update()
+
+    @property
+    def spans(self) -> list[tuple[float, float]]:
+        return [(x0, x1) for x0, x1, _brush in self._spans]
 
     def view_range_changed(self) -> None:
         self.prepareGeometryChange()
 
     def boundingRect(self) -> QRectF:
         box = self.getViewBox()
-        if box is None:
+        if box is None or not self._spans:
             return QRectF()
         (_left, _right), (bottom, top) = box.viewRange()
-        return QRectF(self._x0, bottom, max(self._x1 - self._x0, 0.0), top - bottom)
+        left = min(x0 for x0, _x1, _b in self._spans)
+        right = max(x1 for _x0, x1, _b in self._spans)
+        return QRectF(left, bottom, max(right - left, 0.0), top - bottom)
 
     def paint(self, painter: QPainter, *args: object) -> None:
+        box = self.getViewBox()
+        if box is None:
+            return
+        (_left, _right), (bottom, top) = box.viewRange()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(self._brush)
-        painter.drawRect(self.boundingRect())
+        for x0, x1, brush in self._spans:
+            if x1 > x0:
+                painter.setBrush(brush)
+                painter.drawRect(QRectF(x0, bottom, x1 - x0, top - bottom))
 
 
 @dataclass
@@ -124,7 +140,7 @@ class _Phase:
     kind: str
     start: float
     end: float | None
-    bands: list[PhaseBand]
+    brush: QBrush
 
 
 def _color(hex_color: str, alpha: int = 255) -> QColor:
@@ -191,6 +207,12 @@ class LivePlots(QWidget):
         for plot in (self.memory_plot, self.gpu_plot):
             plot.setXLink(self.speed_plot)
         self.gpu_plot.setYRange(0, 100, padding=0)
+        self.bands: list[PhaseBands] = []
+        for plot in (self.speed_plot, self.memory_plot, self.gpu_plot):
+            bands = PhaseBands()
+            plot.addItem(bands, ignoreBounds=True)
+            plot.getViewBox().sigRangeChanged.connect(bands.view_range_changed)
+            self.bands.append(bands)
 
         self.speed_curve = self._curve(self.speed_plot, pen=pg.mkPen(SPEED_COLOR, width=2))
         self.speed_curve.setObjectName("speedCurve")
@@ -409,31 +431,26 @@ class LivePlots(QWidget):
     def begin_phase(self, kind: str, t: float) -> None:
         """Shade from ``t`` on as ``kind`` (load, prompt, generation); ends the open phase."""
         self.end_phase(t)
-        color = _color(PHASE_COLORS.get(kind, "#8a8f96"), PHASE_ALPHA)
+        brush = pg.mkBrush(_color(PHASE_COLORS.get(kind, "#8a8f96"), PHASE_ALPHA))
         x = self._x(t)
-        bands = []
-        for plot in (self.speed_plot, self.memory_plot, self.gpu_plot):
-            band = PhaseBand(x, x, color)
-            plot.addItem(band, ignoreBounds=True)
-            plot.getViewBox().sigRangeChanged.connect(band.view_range_changed)
-            bands.append(band)
-        self._phases.append(_Phase(kind, x, None, bands))
+        self._phases.append(_Phase(kind, x, None, brush))
         while len(self._phases) > MAX_PHASES:
-            self._remove_bands(self._phases.pop(0))
-
-    def _remove_bands(self, phase: _Phase) -> None:
-        for plot, band in zip(
-            (self.speed_plot, self.memory_plot, self.gpu_plot), phase.bands, strict=True
-        ):
-            plot.getViewBox().sigRangeChanged.disconnect(band.view_range_changed)
-            plot.removeItem(band)
+            self._phases.pop(0)
+        self._draw_bands(x)
 
     def end_phase(self, t: float) -> None:
         if self._phases and self._phases[-1].end is None:
             phase = self._phases[-1]
             phase.end = max(self._x(t), phase.start)
-            for band in phase.bands:
-                band.set_span(phase.start, phase.end)
+            self._draw_bands(phase.end)
+
+    def _draw_bands(self, x_now: float) -> None:
+        spans = [
+            (ph.start, ph.end if ph.end is not None else max(x_now, ph.start), ph.brush)
+            for ph in self._phases
+        ]
+        for bands in self.bands:
+            bands.set_spans(spans)
 
     @property
     def phases(self) -> list[tuple[str, float, float | None]]:
@@ -457,9 +474,7 @@ class LivePlots(QWidget):
             and (x_now - self._band_drawn_at >= BAND_INTERVAL_S)
         ):
             self._band_drawn_at = x_now
-            phase = self._phases[-1]
-            for band in phase.bands:
-                band.set_span(phase.start, max(x_now, phase.start))
+            self._draw_bands(x_now)
         self._set_x_range(x_now)
         if self._speed_dirty:
             self._speed_dirty = False
@@ -556,8 +571,7 @@ class LivePlots(QWidget):
         """Forget every point and band (the time axis starts again)."""
         self._speed.clear()
         self._memory.clear()
-        for phase in self._phases:
-            self._remove_bands(phase)
         self._phases.clear()
+        self._draw_bands(0.0)
         self.t0 = None
         self._speed_dirty = self._memory_dirty = True
