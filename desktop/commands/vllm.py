@@ -21,7 +21,7 @@ from types import FrameType
 from typing import Any
 
 from desktop.commands.common import add_profile_argument, workspace
-from desktop.core.engine.managed import (
+from desktop.core.engine import (
     READY_TIMEOUT_S,
     ManagedServer,
     ServerProgress,

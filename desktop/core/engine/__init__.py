@@ -24,6 +24,15 @@ if TYPE_CHECKING:
     from desktop.core.engine.chat import Answer, Conversation, Turn
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
+    from desktop.core.engine.managed import (
+        READY_TIMEOUT_S,
+        ManagedServer,
+        ServerProgress,
+        VllmAvailability,
+        run_command_line,
+        vllm_available,
+        vllm_server,
+    )
     from desktop.core.engine.memory import ProcessMemory
     from desktop.core.engine.metrics import (
         GenerationMeter,
@@ -82,6 +91,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Measures": ("backend", "Measures"),
     "RemoteClient": ("remote", "RemoteClient"),
     "served_models": ("remote", "served_models"),
+    "READY_TIMEOUT_S": ("managed", "READY_TIMEOUT_S"),
+    "ManagedServer": ("managed", "ManagedServer"),
+    "ServerProgress": ("managed", "ServerProgress"),
+    "VllmAvailability": ("managed", "VllmAvailability"),
+    "run_command_line": ("managed", "run_command_line"),
+    "vllm_available": ("managed", "vllm_available"),
+    "vllm_server": ("managed", "vllm_server"),
     "RemoteEndpoint": ("remote_endpoint", "RemoteEndpoint"),
     "is_remote_spec": ("remote_endpoint", "is_remote_spec"),
     "endpoint_from_spec": ("remote_endpoint", "endpoint_from_spec"),
@@ -104,6 +120,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "READY_TIMEOUT_S",
     "Answer",
     "BenchResult",
     "BenchRun",
@@ -119,6 +136,7 @@ __all__ = [
     "GenerationMeter",
     "GenerationMetrics",
     "LoadSettings",
+    "ManagedServer",
     "Measures",
     "MemorySample",
     "Prediction",
@@ -128,8 +146,10 @@ __all__ = [
     "Request",
     "RpcDevice",
     "RunReport",
+    "ServerProgress",
     "Session",
     "Turn",
+    "VllmAvailability",
     "WorkerError",
     "add_rpc_server_arguments",
     "add_rpc_servers",
@@ -144,10 +164,13 @@ __all__ = [
     "mean_sd",
     "protocol",
     "run_bench",
+    "run_command_line",
     "run_rpc_server",
     "served_models",
     "supports_rpc",
     "template_names",
+    "vllm_available",
+    "vllm_server",
     "worker_command",
     "worker_main",
 ]

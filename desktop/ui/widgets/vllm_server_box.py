@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.engine.managed import (
+from desktop.core.engine import (
     READY_TIMEOUT_S,
     ManagedServer,
     ServerProgress,
