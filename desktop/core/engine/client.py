@@ -255,13 +255,9 @@ class EngineClient:
         cache_prompt: bool = True,
     ) -> Request:
         """Send ``generate`` with exactly one of messages, prompt or prompt tokens."""
-        chat = tuple(
-            m if isinstance(m, p.ChatMessage) else p.ChatMessage(m["role"], m["content"])
-            for m in messages
-        )
         command = p.Generate(
             id=self._next_id("g"),
-            messages=chat,
+            messages=p.chat_messages(messages),
             prompt=prompt,
             prompt_tokens=tuple(prompt_tokens),
             system=system,

@@ -27,6 +27,7 @@ import dataclasses
 import json
 import types
 import typing
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias, Union
 
@@ -83,6 +84,13 @@ class ProtocolError(EngineError):
 class ChatMessage:
     role: str  # "system", "user", "assistant"
     content: str
+
+
+def chat_messages(messages: Iterable[ChatMessage | Mapping[str, str]]) -> tuple[ChatMessage, ...]:
+    """Messages as the protocol carries them (``{"role": ..., "content": ...}`` mappings too)."""
+    return tuple(
+        m if isinstance(m, ChatMessage) else ChatMessage(m["role"], m["content"]) for m in messages
+    )
 
 
 @dataclass(frozen=True)

@@ -196,13 +196,9 @@ class RemoteClient:
     ) -> Request:
         """Stream one answer: chat ``messages`` (``system`` first), or a raw ``prompt`` or
         ``prompt_tokens`` through ``/completions``."""
-        chat = tuple(
-            m if isinstance(m, p.ChatMessage) else p.ChatMessage(m["role"], m["content"])
-            for m in messages
-        )
         command = p.Generate(
             id=self._next_id("g"),
-            messages=chat,
+            messages=p.chat_messages(messages),
             prompt=prompt,
             prompt_tokens=tuple(prompt_tokens),
             system=system,
