@@ -88,6 +88,16 @@ def test_without_an_nvidia_gpu_the_panel_says_what_is_needed(
     assert found is not None
     assert detail.vllm_command_label.text() == found[1].command
     assert detail.vllm_copy_button.isVisible()
+    # Nothing runs here: no memory bar, no context, speed or load time for it.
+    assert shown.fit.unsupported
+    assert not detail.ram_bar.isVisible()
+    assert not detail.vram_bar.isVisible()
+    assert (detail.max_ctx_label.text(), detail.speed_label.text()) == ("-", "-")
+    assert detail.load_label.text() == "-"
+    # A GGUF variant on the same profile has them.
+    click_row(qtbot, page, "qwen2.5-7b-instruct:Q4_K_M")
+    assert detail.ram_bar.isVisible()
+    assert detail.load_label.text() != "-"
 
 
 def gone(pid: int) -> bool:

@@ -406,13 +406,14 @@ class ModelDetailPanel(QWidget):
 
     def _show_memory(self, fit: FitResult | None, profile: HardwareProfile | None) -> None:
         has_gpu = bool(profile is not None and profile.gpus)
-        show = fit is not None
+        # A variant that cannot run here (AWQ without an NVIDIA GPU) has no memory to show.
+        show = fit is not None and not fit.unsupported
         self.vram_bar.setVisible(show and has_gpu)
         self.ram_bar.setVisible(show)
         self.no_gpu_label.setVisible(show and not has_gpu)
         self.no_gpu_label.setText(self.tr("No GPU in this profile: models run in RAM."))
         self.full_context_label.setVisible(False)
-        if fit is None:
+        if fit is None or not show:
             return
         if has_gpu and profile is not None:
             free = sum(fit.vram_free_bytes) or sum(g.memory_total_bytes for g in profile.gpus)
@@ -440,7 +441,7 @@ class ModelDetailPanel(QWidget):
 
     def _show_facts(self, entry: CatalogEntry, profile: HardwareProfile | None) -> None:
         model, fit = entry.model, entry.fit
-        if fit is not None:
+        if fit is not None and not fit.unsupported:
             text = self.tr("%1 tokens").replace("%1", fmt.integer(fit.max_ctx))
             if model.context_length:
                 text += " · " + self.tr("trained for %1").replace(
