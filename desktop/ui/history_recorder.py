@@ -40,7 +40,7 @@ class StoredAnswer:
     """
 
     report: RunReport
-    model: Path
+    model: Path | None  # None: a model on a server (``extra["remote"]`` says which)
     label: str
     prompt: str
     system: str | None

@@ -2427,7 +2427,7 @@
 <context>
     <name>History</name>
     <message>
-        <location filename="../../desktop/ui/models/history_model.py" line="+122"/>
+        <location filename="../../desktop/ui/models/history_model.py" line="+132"/>
         <source>complete</source>
         <extracomment>The :class:`HistoryItem` of a row (any column).</extracomment>
         <translation>完整</translation>
@@ -2521,7 +2521,7 @@
         <translation>llm-scout run</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>an unknown model</source>
         <translation>未知模型</translation>
     </message>
@@ -2567,12 +2567,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+153"/>
+        <location line="+161"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-147"/>
+        <location line="-155"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -2583,12 +2583,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+181"/>
+        <location line="+189"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-175"/>
+        <location line="-183"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -2708,7 +2708,17 @@
         <translation>没有保存设置。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
+        <source>server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <location line="+10"/>
         <source>Not stored.</source>
         <translation>未保存。</translation>
@@ -2954,12 +2964,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+257"/>
+        <location line="+265"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-234"/>
+        <location line="-242"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
@@ -2989,7 +2999,12 @@
         <translation>在“对比”页中，在本机上重新运行这次对比。</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+27"/>
+        <source>This answer ran on a server (%1): connect to it in the Playground.</source>
+        <translation>这个回答来自服务器（%1）：请在演练场中连接它。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>The model of this answer is not known.</source>
         <translation>不知道这个回答用的是哪个模型。</translation>
     </message>
@@ -3510,7 +3525,7 @@
 <context>
     <name>LivePlots</name>
     <message>
-        <location filename="../../desktop/ui/widgets/live_plots.py" line="+153"/>
+        <location filename="../../desktop/ui/widgets/live_plots.py" line="+169"/>
         <source>Live measurements</source>
         <translation>实时测量</translation>
     </message>
@@ -3521,12 +3536,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+306"/>
+        <location line="+305"/>
         <source>memory (MiB)</source>
         <translation>内存（MiB）</translation>
     </message>
     <message>
-        <location line="-305"/>
+        <location line="-304"/>
         <source>GPU %</source>
         <translation>GPU %</translation>
     </message>
@@ -3536,7 +3551,7 @@
         <translation>秒</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+42"/>
         <source>no readings yet</source>
         <translation>暂无读数</translation>
     </message>
@@ -3587,7 +3602,7 @@
         <translation>无 GPU</translation>
     </message>
     <message>
-        <location line="+148"/>
+        <location line="+141"/>
         <source>memory (GiB)</source>
         <translation>内存（GiB）</translation>
     </message>
@@ -4516,7 +4531,7 @@
         <translation>已根据 %1 次实测运行校准。</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+12"/>
         <source>No GPU in this profile: models run in RAM.</source>
         <translation>此配置没有 GPU：模型在内存中运行。</translation>
     </message>
@@ -4897,7 +4912,7 @@
         <translation>结束原因：%1</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+68"/>
         <source>Connecting failed: %1</source>
         <translation>连接失败：%1</translation>
     </message>
@@ -5288,12 +5303,12 @@
     </message>
     <message>
         <location line="+11"/>
-        <location line="+227"/>
+        <location line="+228"/>
         <source>Show the server log</source>
         <translation>显示服务器日志</translation>
     </message>
     <message>
-        <location line="-221"/>
+        <location line="-222"/>
         <source>vLLM server log</source>
         <translation>vLLM 服务器日志</translation>
     </message>
@@ -5333,7 +5348,7 @@
         <translation>正在等待 vLLM 服务器响应：%1 秒（可能需要几分钟）。</translation>
     </message>
     <message>
-        <location line="+34"/>
+        <location line="+35"/>
         <source>The vLLM server was stopped.</source>
         <translation>vLLM 服务器已停止。</translation>
     </message>

@@ -17,8 +17,11 @@ import pytest
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
+from desktop.core.fit import CalibrationStore
+from desktop.core.history import History
 from desktop.ui.main_window import MainWindow
 from desktop.ui.models.compare_summary import SummaryModel
+from desktop.ui.models.history_model import run_model_label
 from desktop.ui.pages.playground import PlaygroundPage
 from desktop.ui.window_settings import window_settings
 from tests.fixtures.llama_server import LlamaServer
@@ -115,6 +118,21 @@ def test_the_playground_chats_with_a_served_model_and_says_what_it_cannot_know(
     assert not metrics.calibration_label.isVisible()
     qtbot.waitUntil(lambda: "memory unknown" in panel.measured_label.text(), timeout=2_000)
     assert "(client)" in panel.measured_label.text()
+
+    # Stored in the history with its endpoint and model name (no file, never the key), and it
+    # does not calibrate this machine's estimates.
+    qtbot.waitUntil(lambda: page.recorder.pending == 0, timeout=10_000)
+    with History.open() as history:
+        runs = history.runs()
+    assert len(runs) == 1
+    run = runs[0]
+    assert run.model is None
+    assert run.settings["remote"] == {"endpoint": llama_server.url, "model": llama_server.model}
+    assert run.output == answer.text
+    assert run.report is not None
+    assert run.report.memory_source == "unknown"
+    assert run_model_label(run) == f"{llama_server.model} @ {llama_server.url}"
+    assert CalibrationStore().load() == []
 
     # The endpoint and model are remembered; the key never is (only its variable's name).
     settings = window_settings()

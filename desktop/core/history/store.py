@@ -73,7 +73,7 @@ class History(Database):
         self,
         report: RunReport,
         *,
-        model: Path | ModelRef,
+        model: Path | ModelRef | None,
         prompt: str,
         system: str | None = None,
         label: str = "",
@@ -88,18 +88,22 @@ class History(Database):
     ) -> RunRecord:
         """Store one finished answer (a Playground turn, a ``run``) with its measurements.
 
-        ``model``: the file that ran (or its :meth:`model_ref`); ``load``/``params``: the
+        ``model``: the file that ran (or its :meth:`model_ref`; None: a model on a server, whose
+        endpoint and name the ``settings`` carry under ``remote``); ``load``/``params``: the
         settings it ran with (or ``settings``, any JSON object); ``profile``/``machine``: the
         hardware snapshot and its display name; ``error``/``error_kind``: an answer cut off by
         a failure (what came is ``report.text``). Returns the stored record."""
-        ref = model if isinstance(model, ModelRef) else self.model_ref(model, label=label)
+        if model is None or isinstance(model, ModelRef):
+            ref = model
+        else:
+            ref = self.model_ref(model, label=label)
         stored = dict(settings or {}) or settings_dict(load, params)
         machine_id = self.machine_id(profile, machine)
         with self._write() as conn:
             cursor = conn.execute(
                 *insert_run(
                     source=source,
-                    model_id=ref.id,
+                    model_id=ref.id if ref is not None else None,
                     machine_id=machine_id,
                     settings=stored,
                     system=system,

@@ -59,7 +59,7 @@ class HistoryItem:
     @property
     def models(self) -> str:
         if self.run is not None:
-            return self.run.model.label if self.run.model is not None else "-"
+            return run_model_label(self.run)
         return ", ".join(self.comparison.models) if self.comparison is not None else ""
 
     @property
@@ -109,6 +109,16 @@ def read_listing(
         )
     labels = sorted({m.label for m in history.models()}, key=str.casefold)
     return HistoryListing(tuple(items[:limit]), tuple(labels), stored)
+
+
+def run_model_label(run: RunRecord) -> str:
+    """The model an answer ran on: its file's label, or ``NAME @ URL`` for a server's."""
+    if run.model is not None:
+        return run.model.label
+    remote = run.settings.get("remote")
+    if isinstance(remote, dict) and remote.get("model"):
+        return f"{remote['model']} @ {remote.get('endpoint', '')}".strip(" @")
+    return "-"
 
 
 def when_text(timestamp: float) -> str:

@@ -388,6 +388,14 @@ class HistoryPage(QWidget):
             self.rerun_comparison_requested.emit(item.id)
             return True
         run = item.run
+        remote = run.settings.get("remote") if run is not None else None
+        if run is not None and run.model is None and isinstance(remote, dict):
+            self.message.setText(
+                self.tr(
+                    "This answer ran on a server (%1): connect to it in the Playground."
+                ).replace("%1", str(remote.get("endpoint", "")))
+            )
+            return False
         if run is None or run.model is None:
             self.message.setText(self.tr("The model of this answer is not known."))
             return False

@@ -805,19 +805,25 @@ class PlaygroundPage(QWidget):
     ) -> None:
         """Store the answer just ended in the history (written off the GUI thread)."""
         session, conversation = self.session, self.conversation
-        if session is None or conversation is None or self.remote is not None:
-            return  # a server's answer is not this machine's: not stored (as `run --endpoint`)
+        if session is None or conversation is None:
+            return
+        remote = self.remote
         extra: dict[str, Any] = {}
         loaded = session.loaded
-        if loaded is not None:
+        if remote is not None:
+            # A server's answer: stored with its endpoint and model name (never the key); it
+            # does not calibrate this machine's estimates.
+            extra["remote"] = remote.to_dict()
+        elif loaded is not None:
             extra["template"] = loaded.template_name
             extra["n_gpu_layers_loaded"] = loaded.n_gpu_layers
-        if self.state.what_if:
+        if self.state.what_if and remote is None:
             extra["predicted_for"] = self.state.profile_name
+        calibrates = remote is None and not self.state.what_if and error is None
         self.recorder.record(
             StoredAnswer(
                 report=report,
-                model=Path(session.path),
+                model=None if remote is not None else Path(session.path),
                 label=self._label,
                 prompt=self.runner.question,
                 system=conversation.system,
@@ -828,7 +834,7 @@ class PlaygroundPage(QWidget):
                 error=error,
                 error_kind=error_kind,
                 # The prediction was for this machine: the answer calibrates its estimates.
-                loaded=loaded if not self.state.what_if and error is None else None,
+                loaded=loaded if calibrates else None,
             )
         )
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from desktop.core.engine import RunReport
 from desktop.core.history import ComparisonRecord, RunRecord
 from desktop.ui import format as fmt
-from desktop.ui.models.history_model import ERROR_COLOR, state_text, when_text
+from desktop.ui.models.history_model import ERROR_COLOR, run_model_label, state_text, when_text
 from desktop.ui.widgets.metrics_panel import answer_summary, error_text
 
 PROMPTS_SHOWN = 30  # a long suite lists its first prompts only
@@ -80,7 +80,9 @@ class HistoryDetail(QTextBrowser):
         source = {"playground": self.tr("Playground"), "run": self.tr("llm-scout run")}.get(
             run.source, run.source
         )
-        label = run.model.label if run.model is not None else self.tr("an unknown model")
+        label = run_model_label(run)
+        if label == "-":
+            label = self.tr("an unknown model")
         parts = [
             f"<h3>{esc(label)}</h3>",
             "<p>"
@@ -188,6 +190,14 @@ class HistoryDetail(QTextBrowser):
 
     def _model_html(self, run: RunRecord) -> str:
         model = run.model
+        remote = run.settings.get("remote")
+        if model is None and isinstance(remote, Mapping):
+            return table(
+                [
+                    (esc(self.tr("server")), esc(remote.get("endpoint", "-"))),
+                    (esc(self.tr("model")), esc(remote.get("model", "-"))),
+                ]
+            )
         if model is None:
             return para(self.tr("Not stored."))
         rows = [
