@@ -104,14 +104,9 @@ def in_cli(model: Path, tokens: int, threads: int) -> tuple[float, str]:
     return float(document["generation_tokens_per_s"]), str(document["text"])
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=6, help="window/CLI pairs (>= 4)")
-    parser.add_argument("--tokens", type=int, default=200, help="most tokens per answer")
-    parser.add_argument(
-        "--stall-rounds", type=int, default=3, help="window answers with the heartbeat on"
-    )
-    args = parser.parse_args(argv)
+def loaded_playground() -> tuple[MainWindow, PlaygroundPage, Path, int]:
+    """The real window (1280x800) on the Playground with SmolLM2 loaded at ``N_CTX``: (window,
+    page, model file, the threads the page chose)."""
     app = make_application()  # the app's own: its refcount guard included
     assert isinstance(app, QApplication)
     apply_theme(app, "light")
@@ -131,6 +126,18 @@ def main(argv: list[str] | None = None) -> int:
     threads = page.load_panel.threads_spin.value()
     QTimer.singleShot(0, lambda: page.load(confirm=False))
     wait_for(page.model_loaded, 300)
+    return window, page, model, threads
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=6, help="window/CLI pairs (>= 4)")
+    parser.add_argument("--tokens", type=int, default=200, help="most tokens per answer")
+    parser.add_argument(
+        "--stall-rounds", type=int, default=3, help="window answers with the heartbeat on"
+    )
+    args = parser.parse_args(argv)
+    window, page, model, threads = loaded_playground()
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     sys.stdout.write(
         f"ui_playground: SmolLM2 135M Q4_1, n_ctx {N_CTX}, {threads} threads, up to "

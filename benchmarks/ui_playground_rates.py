@@ -21,19 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QTimer  # noqa: E402, TID251
 
 import desktop.ui.pages.playground as playground_module  # noqa: E402
 from benchmarks import ui_playground as bench  # noqa: E402
 from benchmarks._common import median, print_markdown_table  # noqa: E402
-from benchmarks._heartbeat import wait_for  # noqa: E402
-from desktop.core import demo  # noqa: E402
-from desktop.core.workspace import Workspace  # noqa: E402
-from desktop.ui.app import make_application  # noqa: E402
-from desktop.ui.main_window import MainWindow  # noqa: E402
-from desktop.ui.pages.playground import PlaygroundPage  # noqa: E402
-from desktop.ui.state import AppState  # noqa: E402
-from desktop.ui.theme import apply_theme  # noqa: E402
 from desktop.ui.workers import wait_for_tasks  # noqa: E402
 
 RATES_MS = ((33, "~30 Hz (the app)"), (66, "~15 Hz"), (100, "~10 Hz"))
@@ -44,24 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=4, help="rounds (each: every rate, CLI)")
     parser.add_argument("--tokens", type=int, default=200, help="most tokens per answer")
     args = parser.parse_args(argv)
-    app = make_application()
-    apply_theme(app, "light")
-    state = AppState(Workspace.load())
-    QTimer.singleShot(0, state.probe_this_machine)
-    wait_for(state.profile_changed, 120)
-    window = MainWindow(state)
-    window.resize(1280, 800)
-    window.show()
-    page = window.show_page("playground")
-    assert isinstance(page, PlaygroundPage)
-    model = demo.smollm2_path()
-    page.open_model(model)
-    while page.model is None:
-        wait_for(page.load_panel.settings_changed, 120)
-    page.load_panel.ctx_spin.setValue(bench.N_CTX)
-    threads = page.load_panel.threads_spin.value()
-    QTimer.singleShot(0, lambda: page.load(confirm=False))
-    wait_for(page.model_loaded, 300)
+    window, page, model, threads = bench.loaded_playground()
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     sys.stdout.write(
         f"ui_playground_rates: SmolLM2 135M Q4_1, n_ctx {bench.N_CTX}, {threads} threads, up to "
