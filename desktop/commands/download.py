@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from desktop.commands.common import add_json_argument, check_endpoint, workspace
-from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.commands.output import StatusLine, emit_json, human_bytes, print_table
 from desktop.core.catalog import Catalog
 from desktop.core.download import (
     DownloadProgress,
@@ -162,33 +161,18 @@ def _duration(seconds: float) -> str:
 
 
 class _ProgressPrinter:
-    """Writes progress to stderr: an updating line on a terminal, sparse lines otherwise."""
+    """Writes progress to stderr: an updating line on a terminal, sparse lines otherwise (and
+    one whenever the download's state changes)."""
 
     def __init__(self, tty: bool) -> None:
-        self._tty = tty
+        self._line = StatusLine(tty, _LOG_EVERY_S)
         self._last_state: DownloadState | None = None
-        self._last_line = 0.0
-        self._width = 0
 
     def __call__(self, progress: DownloadProgress) -> None:
         if progress.state in (DownloadState.FAILED, DownloadState.CANCELLED):
             return  # the error itself goes to stderr once, from the CLI
-        line = format_progress(progress)
-        if self._tty:
-            pad = max(self._width - len(line), 0)
-            sys.stderr.write("\r" + line + " " * pad)
-            self._width = len(line)
-            sys.stderr.flush()
-            return
-        now = time.monotonic()
-        if progress.state is not self._last_state or now - self._last_line >= _LOG_EVERY_S:
-            sys.stderr.write(line + "\n")
-            sys.stderr.flush()
-            self._last_state = progress.state
-            self._last_line = now
+        self._line.show(format_progress(progress), force=progress.state is not self._last_state)
+        self._last_state = progress.state
 
     def close(self) -> None:
-        if self._tty and self._width:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-            self._width = 0
+        self._line.close()

@@ -1,9 +1,12 @@
-"""Output helpers shared by the CLI commands: one JSON document or a plain-text table."""
+"""Output helpers shared by the CLI commands: one JSON document, a plain-text table, a progress
+line on stderr."""
 
 from __future__ import annotations
 
 import json
+import math
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -74,3 +77,34 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return text == "-"
     return True
+
+
+class StatusLine:
+    """Progress on stderr: one line rewritten in place on a terminal; otherwise (a log, a pipe)
+    a line at most every ``every_s`` seconds, or at once when ``force`` (a new state)."""
+
+    def __init__(self, tty: bool, every_s: float) -> None:
+        self._tty = tty
+        self._every_s = every_s
+        self._last = -math.inf
+        self._width = 0
+
+    def show(self, line: str, *, force: bool = False) -> None:
+        if self._tty:
+            pad = max(self._width - len(line), 0)
+            sys.stderr.write("\r" + line + " " * pad)
+            self._width = len(line)
+            sys.stderr.flush()
+            return
+        now = time.monotonic()
+        if force or now - self._last >= self._every_s:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+            self._last = now
+
+    def close(self) -> None:
+        """End the rewritten line (a terminal); nothing otherwise."""
+        if self._tty and self._width:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self._width = 0

@@ -21,6 +21,7 @@ from types import FrameType
 from typing import Any
 
 from desktop.commands.common import add_profile_argument, workspace
+from desktop.commands.output import StatusLine
 from desktop.core.engine import (
     READY_TIMEOUT_S,
     ManagedServer,
@@ -161,26 +162,10 @@ class _ProgressPrinter:
     """An updating line on a terminal; a line every few seconds otherwise."""
 
     def __init__(self, tty: bool) -> None:
-        self._tty = tty
-        self._last = -PROGRESS_EVERY_S
-        self._width = 0
+        self._line = StatusLine(tty, PROGRESS_EVERY_S)
 
     def __call__(self, progress: ServerProgress) -> None:
-        line = progress_line(progress)
-        if self._tty:
-            pad = max(self._width - len(line), 0)
-            sys.stderr.write("\r" + line + " " * pad)
-            self._width = len(line)
-            sys.stderr.flush()
-            return
-        now = time.monotonic()
-        if now - self._last >= PROGRESS_EVERY_S:
-            sys.stderr.write(line + "\n")
-            sys.stderr.flush()
-            self._last = now
+        self._line.show(progress_line(progress))
 
     def close(self) -> None:
-        if self._tty and self._width:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-            self._width = 0
+        self._line.close()
