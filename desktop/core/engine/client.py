@@ -406,7 +406,7 @@ class EngineClient:
                 ) from exc
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
-        for raw in iter(stream.readline, b""):
+        for raw in p.read_lines(stream.fileno()):
             line = raw.decode("utf-8", errors="replace").rstrip("\n")
             self._stderr.append(line)
         stream.close()
@@ -414,10 +414,7 @@ class EngineClient:
     def _read_events(self, stream: IO[bytes]) -> None:
         proc = self._proc  # this thread's process, even if a new one is started later
         failure: p.Error | None = None
-        while True:
-            line = stream.readline(p.MAX_LINE_BYTES + 1)
-            if not line:
-                break
+        for line in p.read_lines(stream.fileno()):
             t = time.perf_counter()
             try:
                 event = p.decode(line)

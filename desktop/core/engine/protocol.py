@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias, Union
 
@@ -432,3 +433,30 @@ def _plain(value: Any) -> Any:
 def _preview(text: str, limit: int = 80) -> str:
     text = text.strip()
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def read_lines(fd: int) -> Iterator[bytes]:
+    """Lines from a raw descriptor (a pipe), each read taking whatever has arrived: one system
+    call per burst of lines, not one per byte as ``readline`` on an unbuffered pipe does.
+    Unbuffered: a daemon thread blocked in a buffered ``readline`` holds the buffer's lock and
+    makes interpreter shutdown abort the process. A line longer than :data:`MAX_LINE_BYTES`
+    comes out cut (``decode`` rejects it)."""
+    pending = b""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if pending:
+                yield pending
+            return
+        pending += chunk
+        start = 0
+        while (end := pending.find(b"\n", start)) >= 0:
+            yield pending[start : end + 1]
+            start = end + 1
+        pending = pending[start:]
+        if len(pending) > MAX_LINE_BYTES:
+            yield pending  # too long: decode() rejects it
+            pending = b""

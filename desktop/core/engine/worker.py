@@ -55,7 +55,6 @@ from desktop.core.engine.worker_support import (
     load_progress_hook,
     lower_priority,
     physical_cores,
-    read_lines,
     release_free_memory,
 )
 
@@ -497,7 +496,7 @@ class Worker:
 
 def _read_commands(worker: Worker, writer: EventWriter, ready: threading.Event) -> None:
     ready.wait()  # the ready event goes out first
-    for line in read_lines(sys.stdin.fileno()):
+    for line in p.read_lines(sys.stdin.fileno()):
         if not line.strip():
             continue
         try:

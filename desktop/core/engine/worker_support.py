@@ -256,31 +256,6 @@ def claim_stdout() -> int:
     return protocol_fd
 
 
-def read_lines(fd: int) -> Iterator[bytes]:
-    """Lines from a raw descriptor. Unbuffered reads: a daemon thread blocked in a buffered
-    ``readline`` holds the buffer's lock and makes interpreter shutdown abort the process."""
-    pending = b""
-    while True:
-        try:
-            chunk = os.read(fd, 1 << 16)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            if pending:
-                yield pending
-            return
-        pending += chunk
-        while True:
-            end = pending.find(b"\n")
-            if end < 0:
-                if len(pending) > p.MAX_LINE_BYTES:
-                    yield pending  # too long: decode() rejects it
-                    pending = b""
-                break
-            yield pending[: end + 1]
-            pending = pending[end + 1 :]
-
-
 def limit_address_space(headroom: int) -> None:
     """Cap the address space at what is mapped now plus ``headroom`` bytes (tests use this to
     make a load run out of memory for real)."""
