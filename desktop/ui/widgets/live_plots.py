@@ -20,10 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPalette
+from PySide6.QtGui import QBrush, QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop.core.engine import ProcessMemory
+from desktop.ui.widgets.live_curve import LiveCurve
 from desktop.ui.widgets.refcount_guard import guard_refcounts
 
 MIB = 1024 * 1024
@@ -34,6 +35,7 @@ BAND_INTERVAL_S = 0.5  # the open phase's band grows at 2 Hz (it spans all three
 SPEED_CAPACITY = 30 * 60 * 30  # half an hour of points at 30 Hz
 MEMORY_CAPACITY = 10 * 60 * 30  # half an hour of readings at up to 10 Hz
 MAX_PHASES = 60  # bands kept on the plots (older ones are scrolled far out of view anyway)
+TAIL_S = 1.0  # a curve's newest second is redrawn per tick, the rest blitted (LiveCurve)
 
 SPEED_COLOR = "#2f6fd0"
 PRIVATE_COLOR = "#c98a12"
@@ -85,26 +87,31 @@ class RingBuffer:
 
 
 class PhaseBands(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph is untyped
-    """Every phase's shaded span of the time axis on one plot, the plot's full height, drawn by
-    one item and cached as a pixmap: a redraw of the plot at ~30 Hz blits it instead of calling
-    Python to fill each band (after twenty answers there are sixty of them per plot).
+    """Phases' shaded spans of the time axis on one plot, the plot's full height, drawn by one
+    item. Each plot has two: the ended phases' bands, cached as a pixmap (a redraw of the plot
+    at ~30 Hz blits it instead of calling Python to fill each band: after twenty answers there
+    are sixty of them), and the open phase's band, which grows at 2 Hz and so repaints only its
+    own span.
 
     (pyqtgraph's LinearRegionItem computes its bounds from ``viewRect()``, which is None while
     a view is being laid out, and ``QRectF(None)`` corrupts a reference count in PySide6: this
     item asks the ViewBox for its range instead.)
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, cached: bool) -> None:
         super().__init__()
         self._spans: list[tuple[float, float, QBrush]] = []
+        self._bounds: QRectF | None = None
         self.setZValue(-10)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        if cached:
+            self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def set_spans(self, spans: Sequence[tuple[float, float, QBrush]]) -> None:
         spans = list(spans)
         if spans != self._spans:
             self.prepareGeometryChange()
             self._spans = spans
+            self._bounds = None
             self.update()
 
     @property
@@ -113,15 +120,18 @@ class PhaseBands(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph is untyp
 
     def view_range_changed(self) -> None:
         self.prepareGeometryChange()
+        self._bounds = None
 
     def boundingRect(self) -> QRectF:
-        box = self.getViewBox()
-        if box is None or not self._spans:
-            return QRectF()
-        (_left, _right), (bottom, top) = box.viewRange()
-        left = min(x0 for x0, _x1, _b in self._spans)
-        right = max(x1 for _x0, x1, _b in self._spans)
-        return QRectF(left, bottom, max(right - left, 0.0), top - bottom)
+        if self._bounds is None:
+            box = self.getViewBox()
+            if box is None or not self._spans:
+                return QRectF()
+            (_left, _right), (bottom, top) = box.viewRange()
+            left = min(x0 for x0, _x1, _b in self._spans)
+            right = max(x1 for _x0, x1, _b in self._spans)
+            self._bounds = QRectF(left, bottom, max(right - left, 0.0), top - bottom)
+        return self._bounds
 
     def paint(self, painter: QPainter, *args: object) -> None:
         box = self.getViewBox()
@@ -187,11 +197,17 @@ class LivePlots(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        self.view = pg.GraphicsLayoutWidget()
+        # One view (scene) per plot: a redraw of the tokens/s line then visits that plot's few
+        # items, not all three plots' (each item's bounds are a Python call per frame), and
+        # the memory and GPU plots are drawn only when their readings come.
+        self.view = QWidget()
         self.view.setObjectName("plotsView")
         self.view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.view.setMinimumHeight(240)
-        self.view.ci.setSpacing(0)
+        self._column = QVBoxLayout(self.view)
+        self._column.setContentsMargins(0, 0, 0, 0)
+        self._column.setSpacing(0)
+        self._views: list[pg.PlotWidget] = []
         layout.addWidget(self.view, 1)
         self.legend = QLabel()
         self.legend.setObjectName("plotsLegend")
@@ -199,20 +215,22 @@ class LivePlots(QWidget):
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.legend)
 
-        self.speed_plot = self._plot(0, self.tr("tokens/s"))
-        self.memory_plot = self._plot(1, self.tr("memory (MiB)"))
-        self.gpu_plot = self._plot(2, self.tr("GPU %"))
+        self.speed_plot = self._plot(self.tr("tokens/s"))
+        self.memory_plot = self._plot(self.tr("memory (MiB)"))
+        self.gpu_plot = self._plot(self.tr("GPU %"))
         self.gpu_plot.setLabel("bottom", self.tr("seconds"))
         self.gpu_plot.getAxis("bottom").setStyle(showValues=True)
         for plot in (self.memory_plot, self.gpu_plot):
             plot.setXLink(self.speed_plot)
         self.gpu_plot.setYRange(0, 100, padding=0)
-        self.bands: list[PhaseBands] = []
+        self.bands: list[PhaseBands] = []  # the ended phases, then the open one, per plot
+        self._open_bands: list[PhaseBands] = []
         for plot in (self.speed_plot, self.memory_plot, self.gpu_plot):
-            bands = PhaseBands()
-            plot.addItem(bands, ignoreBounds=True)
-            plot.getViewBox().sigRangeChanged.connect(bands.view_range_changed)
-            self.bands.append(bands)
+            for cached, kept in ((True, self.bands), (False, self._open_bands)):
+                bands = PhaseBands(cached=cached)
+                plot.addItem(bands, ignoreBounds=True)
+                plot.getViewBox().sigRangeChanged.connect(bands.view_range_changed)
+                kept.append(bands)
 
         self.speed_curve = self._curve(self.speed_plot, pen=pg.mkPen(SPEED_COLOR, width=2))
         self.speed_curve.setObjectName("speedCurve")
@@ -222,13 +240,11 @@ class LivePlots(QWidget):
         self.rss_curve = self._curve(
             self.memory_plot,
             pen=pg.mkPen(FILE_COLOR, width=1),
-            fillLevel=0,
             brush=_color(FILE_COLOR, 150),
         )
         self.private_curve = self._curve(
             self.memory_plot,
             pen=pg.mkPen(PRIVATE_COLOR, width=1.5),
-            fillLevel=0,
             brush=_color(PRIVATE_COLOR, 170),
         )
         self.vram_curve = self._curve(self.memory_plot, pen=pg.mkPen(VRAM_COLOR, width=2))
@@ -249,8 +265,12 @@ class LivePlots(QWidget):
 
     # -- building ---------------------------------------------------------------------------------
 
-    def _plot(self, row: int, label: str) -> pg.PlotItem:
-        plot = self.view.addPlot(row=row, col=0)
+    def _plot(self, label: str) -> pg.PlotItem:
+        widget = pg.PlotWidget()
+        widget.setMinimumHeight(60)
+        self._column.addWidget(widget, 1)
+        self._views.append(widget)
+        plot = widget.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
         plot.setMouseEnabled(x=False, y=False)
@@ -266,12 +286,11 @@ class LivePlots(QWidget):
             plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         return plot
 
-    def _curve(self, plot: pg.PlotItem, **options: object) -> pg.PlotCurveItem:
-        """A bare curve item: the data handed to it is already cut to the visible minute
-        (``_visible``), so PlotDataItem's clipping and downsampling would only cost time."""
-        curve = pg.PlotCurveItem(**options)
-        plot.addItem(curve)
-        return curve
+    def _curve(self, plot: pg.PlotItem, pen: QPen, brush: QColor | None = None) -> LiveCurve:
+        """A curve (an area down to 0 with ``brush``). The data handed to it is already cut to
+        the visible minute (``_visible``)."""
+        fill = None if brush is None else QBrush(brush)
+        return LiveCurve(plot, tail_s=TAIL_S, pen=pen, brush=fill)
 
     def _predicted_line(self, plot: pg.PlotItem, color: str) -> pg.InfiniteLine:
         line = pg.InfiniteLine(
@@ -290,7 +309,8 @@ class LivePlots(QWidget):
         palette = self.palette()
         background = palette.color(QPalette.ColorRole.Base)
         text = palette.color(QPalette.ColorRole.Text)
-        self.view.setBackground(background)
+        for view in self._views:
+            view.setBackground(background)
         for plot in (self.speed_plot, self.memory_plot, self.gpu_plot):
             for name in ("left", "bottom"):
                 axis = plot.getAxis(name)
@@ -445,12 +465,13 @@ class LivePlots(QWidget):
             self._draw_bands(phase.end)
 
     def _draw_bands(self, x_now: float) -> None:
-        spans = [
-            (ph.start, ph.end if ph.end is not None else max(x_now, ph.start), ph.brush)
-            for ph in self._phases
+        ended = [(ph.start, ph.end, ph.brush) for ph in self._phases if ph.end is not None]
+        running = [
+            (ph.start, max(x_now, ph.start), ph.brush) for ph in self._phases if ph.end is None
         ]
-        for bands in self.bands:
-            bands.set_spans(spans)
+        for bands, open_bands in zip(self.bands, self._open_bands, strict=True):
+            bands.set_spans(ended)
+            open_bands.set_spans(running)
 
     @property
     def phases(self) -> list[tuple[str, float, float | None]]:
@@ -479,7 +500,7 @@ class LivePlots(QWidget):
         if self._speed_dirty:
             self._speed_dirty = False
             data = self._visible(self._speed.view())
-            self.speed_curve.setData(data[:, 0], data[:, 1], connect="finite")
+            self.speed_curve.set_data(data[:, 0], data[:, 1])
             self._show_line(self.predicted_speed_line, self._predicted_speed)
             self._fit_y("speed", self.speed_plot, data[:, 1], [self._predicted_speed])
         if self._memory_dirty:
@@ -504,16 +525,18 @@ class LivePlots(QWidget):
         scale = GIB if peak >= 8 * GIB else MIB
         if scale != self._scale:
             self._scale = scale
+            for curve in (self.rss_curve, self.private_curve, self.vram_curve):
+                curve.reset()
             self.memory_plot.setLabel(
                 "left", self.tr("memory (GiB)") if scale == GIB else self.tr("memory (MiB)")
             )
         x = data[:, 0]
-        self.rss_curve.setData(x, data[:, 1] / scale, connect="finite")
-        self.private_curve.setData(x, data[:, 2] / scale, connect="finite")
+        self.rss_curve.set_data(x, data[:, 1] / scale)
+        self.private_curve.set_data(x, data[:, 2] / scale)
         if self._vram_seen:
-            self.vram_curve.setData(x, data[:, 4] / scale, connect="finite")
+            self.vram_curve.set_data(x, data[:, 4] / scale)
         if self._gpu_seen:
-            self.gpu_curve.setData(x, data[:, 5], connect="finite")
+            self.gpu_curve.set_data(x, data[:, 5])
         ram = None if self._predicted_ram is None else self._predicted_ram / scale
         vram = None if self._predicted_vram is None else self._predicted_vram / scale
         self._show_line(self.predicted_ram_line, ram)
@@ -550,6 +573,15 @@ class LivePlots(QWidget):
             self._x_range = (right - WINDOW_S, right)
             self.speed_plot.setXRange(right - WINDOW_S, right, padding=0)
 
+    def _curves(self) -> tuple[LiveCurve, ...]:
+        return (
+            self.speed_curve,
+            self.rss_curve,
+            self.private_curve,
+            self.vram_curve,
+            self.gpu_curve,
+        )
+
     # -- for tests and the screenshot -------------------------------------------------------------
 
     @property
@@ -573,5 +605,7 @@ class LivePlots(QWidget):
         self._memory.clear()
         self._phases.clear()
         self._draw_bands(0.0)
+        for curve in self._curves():
+            curve.reset()
         self.t0 = None
         self._speed_dirty = self._memory_dirty = True
