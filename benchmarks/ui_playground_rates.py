@@ -2,10 +2,11 @@
 ~15 and ~10 Hz of redraws, against ``llm-scout run`` on the same model and settings.
 
 Each round answers the same prompt in the window once per rate (``PlaygroundPage``'s active tick,
-which drives the plots and the streamed text), then once with ``llm-scout run`` in its own
-process; the table gives the medians, each rate's ratio to the CLI and the window's CPU. The app
-draws at ~30 Hz (issue 10); the other rates say what drawing less often would buy on this
-machine. Greedy decoding, as in ``ui_playground.py`` (whose functions this reuses).
+which drives the plots and the streamed text), then once with ``llm-scout run --chat`` in its own
+process (kept running, as in ``ui_playground.py``); the table gives the medians, each rate's
+ratio to the CLI and the window's CPU. The app draws at ~30 Hz (issue 10); the other rates say
+what drawing less often would buy on this machine. Greedy decoding, as in ``ui_playground.py``
+(whose functions this reuses).
 
 Run: ``.venv/bin/python benchmarks/ui_playground_rates.py [--rounds 4] [--tokens 200]``
 """
@@ -41,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         f"ui_playground_rates: SmolLM2 135M Q4_1, n_ctx {bench.N_CTX}, {threads} threads, up to "
         f"{args.tokens} tokens; {args.rounds} rounds; load average {load[0]:.2f}\n\n"
     )
+    chat = bench.ChatCli(model, args.tokens, threads)
     bench.in_window(page, 16, None)  # warm-up
-    bench.in_cli(model, 16, threads)
+    chat.ask(bench.PROMPT)
     window_rates: dict[int, list[float]] = {ms: [] for ms, _label in RATES_MS}
     window_cpu: dict[int, list[float]] = {ms: [] for ms, _label in RATES_MS}
     cli_rates: list[float] = []
@@ -55,10 +57,11 @@ def main(argv: list[str] | None = None) -> int:
                 window_rates[ms].append(rate)
                 window_cpu[ms].append(cpu_pct)
                 time.sleep(bench.SETTLE_S)
-            cli_rates.append(bench.in_cli(model, args.tokens, threads)[0])
+            cli_rates.append(chat.ask(bench.PROMPT)[0])
             time.sleep(bench.SETTLE_S)
     finally:
         playground_module.ACTIVE_TICK_MS = default_ms
+        chat.close()
     cli = median(cli_rates)
     rows: list[list[object]] = [
         [
@@ -70,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         for ms, label in RATES_MS
     ]
-    rows.append(["llm-scout run", cli, 1.0, "-", ", ".join(f"{r:.1f}" for r in cli_rates)])
+    rows.append(["llm-scout run --chat", cli, 1.0, "-", ", ".join(f"{r:.1f}" for r in cli_rates)])
     print_markdown_table(
         ("window redraws", "median t/s", "to the CLI", "window CPU % of a core", "each round"),
         rows,
