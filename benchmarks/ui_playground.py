@@ -61,6 +61,8 @@ from desktop.ui.main_window import MainWindow  # noqa: E402
 from desktop.ui.pages.playground import PlaygroundPage  # noqa: E402
 from desktop.ui.state import AppState  # noqa: E402
 from desktop.ui.theme import apply_theme  # noqa: E402
+from desktop.ui.widgets.live_plots import LivePlots  # noqa: E402
+from desktop.ui.widgets.transcript import TranscriptView  # noqa: E402
 from desktop.ui.workers import wait_for_tasks  # noqa: E402
 
 N_CTX = 1024
@@ -171,9 +173,10 @@ class ChatCli:
         self.proc.wait(30)
 
 
-def loaded_playground() -> tuple[MainWindow, PlaygroundPage, Path, int]:
-    """The real window (1280x800) on the Playground with SmolLM2 loaded at ``N_CTX``: (window,
-    page, model file, the threads the page chose)."""
+def loaded_playground(threads: int | None = None) -> tuple[MainWindow, PlaygroundPage, Path, int]:
+    """The real window (1280x800) on the Playground with SmolLM2 loaded at ``N_CTX`` and
+    ``threads`` (None: what the page chose, the physical cores): (window, page, model file,
+    threads)."""
     app = make_application()  # the app's own: its refcount guard included
     assert isinstance(app, QApplication)
     apply_theme(app, "light")
@@ -190,6 +193,8 @@ def loaded_playground() -> tuple[MainWindow, PlaygroundPage, Path, int]:
     while page.model is None:
         wait_for(page.load_panel.settings_changed, 120)  # the model's facts arrived
     page.load_panel.ctx_spin.setValue(N_CTX)
+    if threads is not None:
+        page.load_panel.threads_spin.setValue(threads)
     threads = page.load_panel.threads_spin.value()
     QTimer.singleShot(0, lambda: page.load(confirm=False))
     wait_for(page.model_loaded, 300)
@@ -206,13 +211,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--oneshot-rounds", type=int, default=4, help="window/one-shot CLI pairs (reference)"
     )
+    parser.add_argument(
+        "--threads", type=int, default=None, help="llama.cpp threads (default: the page's)"
+    )
+    parser.add_argument(
+        "--no-drawing",
+        action="store_true",
+        help="diagnostic: the plots and the transcript are not redrawn while an answer streams "
+        "(what the rest of the window costs)",
+    )
     args = parser.parse_args(argv)
-    window, page, model, threads = loaded_playground()
+    if args.no_drawing:
+
+        def no_refresh(self: LivePlots, now: float) -> None:
+            return None
+
+        def no_flush(self: TranscriptView, *, force: bool = False) -> bool:
+            return False
+
+        LivePlots.refresh = no_refresh  # type: ignore[method-assign]
+        TranscriptView.flush = no_flush  # type: ignore[method-assign]
+    window, page, model, threads = loaded_playground(args.threads)
     chat = ChatCli(model, args.tokens, threads)
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     sys.stdout.write(
         f"ui_playground: SmolLM2 135M Q4_1, n_ctx {N_CTX}, {threads} threads, up to "
-        f"{args.tokens} tokens, seed {SEED}; {args.rounds} rounds; window 1280x800 offscreen; "
+        f"{args.tokens} tokens, seed {SEED}; {args.rounds} rounds; window 1280x800 offscreen"
+        f"{'; NOT DRAWING (diagnostic)' if args.no_drawing else ''}; "
         f"load average {load[0]:.2f}\n\n"
     )
     beat = Heartbeat()
