@@ -1,9 +1,12 @@
 """Live plots of a running model: generation tokens/s, process memory and GPU utilisation.
 
-Three pyqtgraph plots stacked over one shared time axis (seconds since the page began measuring).
-The page's timer hands new points to :class:`LivePlots` (``add_speed``, ``add_memory``), which
-keeps them in numpy ring buffers (:class:`RingBuffer`); :meth:`LivePlots.refresh` then draws
-once per tick, calling ``setData`` once per curve that changed, never per token.
+Three pyqtgraph plots, each in its own view, stacked over one shared (linked) time axis
+(seconds since the page began measuring). The page's timer hands new points to
+:class:`LivePlots` (``add_speed``, ``add_memory``), which keeps them in numpy ring buffers
+(:class:`RingBuffer`); :meth:`LivePlots.refresh` then draws once per tick, giving each curve
+that changed its points once, never per token. A curve redraws only its newest second or two
+(:class:`~desktop.ui.widgets.live_curve.LiveCurve`): on a machine whose CPUs all run the decode,
+every millisecond the window draws is one llama.cpp waits for.
 
 Measured values are solid; predicted ones dashed horizontal lines (UI.md: predictions are
 marked). The phases of a run — load, prompt processing, generation — are shaded bands on every
