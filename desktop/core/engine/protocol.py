@@ -440,23 +440,30 @@ def read_lines(fd: int) -> Iterator[bytes]:
     call per burst of lines, not one per byte as ``readline`` on an unbuffered pipe does.
     Unbuffered: a daemon thread blocked in a buffered ``readline`` holds the buffer's lock and
     makes interpreter shutdown abort the process. A line longer than :data:`MAX_LINE_BYTES`
-    comes out cut (``decode`` rejects it)."""
-    pending = b""
+    comes out cut (``decode`` rejects it). Linear in the bytes read, however long a line."""
+    parts: list[bytes] = []  # the line being read, in the chunks it came in
+    held = 0
     while True:
         try:
             chunk = os.read(fd, 1 << 16)
         except OSError:
             chunk = b""
         if not chunk:
-            if pending:
-                yield pending
+            if parts:
+                yield b"".join(parts)
             return
-        pending += chunk
+        if b"\n" not in chunk:
+            parts.append(chunk)
+            held += len(chunk)
+            if held > MAX_LINE_BYTES:
+                yield b"".join(parts)  # too long: decode() rejects it
+                parts, held = [], 0
+            continue
+        parts.append(chunk)
+        data = b"".join(parts)
         start = 0
-        while (end := pending.find(b"\n", start)) >= 0:
-            yield pending[start : end + 1]
+        while (end := data.find(b"\n", start)) >= 0:
+            yield data[start : end + 1]
             start = end + 1
-        pending = pending[start:]
-        if len(pending) > MAX_LINE_BYTES:
-            yield pending  # too long: decode() rejects it
-            pending = b""
+        rest = data[start:]
+        parts, held = ([rest], len(rest)) if rest else ([], 0)

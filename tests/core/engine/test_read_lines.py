@@ -83,3 +83,9 @@ def test_events_arrive_in_few_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(events) == 50
     assert all(isinstance(e, p.Tokens) for e in events)
     assert calls <= 2  # the burst, then the end of the pipe
+
+
+def test_a_long_line_over_many_reads_comes_out_whole() -> None:
+    line = b'{"text": "' + b"z" * 300_000 + b'"}\n'
+    pieces = [line[i : i + 7_000] for i in range(0, len(line), 7_000)]
+    assert _lines_of([*pieces, b"next\n"]) == [line, b"next\n"]
