@@ -27,9 +27,9 @@ from PySide6.QtGui import QBrush, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
 
-def _runs(x: np.ndarray, y: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The unbroken runs of ``(x, y)``: NaN in y breaks the line (``connect="finite"``)."""
-    finite = np.isfinite(y)
+def _runs(x: np.ndarray, y: np.ndarray, finite: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The unbroken runs of ``(x, y)``: NaN in y (``finite`` False) breaks the line
+    (``connect="finite"``)."""
     if finite.all():
         return [(x, y)] if len(x) else []
     edges = np.flatnonzero(np.diff(np.concatenate(([0], finite.view(np.int8), [0]))))
@@ -57,8 +57,9 @@ class Trace(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph is untyped
         self.x, self.y = x, y
         x = np.asarray(x, dtype=float)
         y = np.asarray(y, dtype=float)
+        finite = np.isfinite(y)
         self._lines, self._areas = [], []
-        for rx, ry in _runs(x, y):
+        for rx, ry in _runs(x, y, finite):
             self._lines.append(pg.functions.arrayToQPolygonF(rx, ry))
             if self._brush is not None:
                 area = pg.functions.arrayToQPolygonF(rx, ry)
@@ -66,7 +67,6 @@ class Trace(pg.GraphicsObject):  # type: ignore[misc]  # pyqtgraph is untyped
                 area.append(QPointF(float(rx[0]), self._fill_level))
                 self._areas.append(area)
         self._data_rect = None
-        finite = np.isfinite(y)
         if finite.any():
             xs, ys = x[finite], y[finite]
             bottom, top = float(ys.min()), float(ys.max())

@@ -226,8 +226,8 @@ class LivePlots(QWidget):
         for plot in (self.memory_plot, self.gpu_plot):
             plot.setXLink(self.speed_plot)
         self.gpu_plot.setYRange(0, 100, padding=0)
-        self.bands: list[PhaseBands] = []  # the ended phases, then the open one, per plot
-        self._open_bands: list[PhaseBands] = []
+        self.bands: list[PhaseBands] = []  # per plot: the ended phases' bands (cached)
+        self._open_bands: list[PhaseBands] = []  # per plot: the open phase's band
         for plot in (self.speed_plot, self.memory_plot, self.gpu_plot):
             for cached, kept in ((True, self.bands), (False, self._open_bands)):
                 bands = PhaseBands(cached=cached)
