@@ -3,8 +3,10 @@
 :class:`TranscriptView` is a read-only ``QTextBrowser``. Finished turns stay as they were
 inserted. The answer being streamed is drawn when :meth:`TranscriptView.flush` runs (the page's
 timer, about 30 times a second), never once per token: new text is appended as it is, and the
-whole answer is rendered again as Markdown at most every 0.3 s (and once more at its end), so a
-long answer costs no more per tick than a short one. Markdown is Qt's own (md4c, GitHub
+answer is rendered again as Markdown at most every 0.3 s (and once more, whole, at its end).
+That render starts at the answer's last finished block (:func:`stable_split`): the blocks before
+it are rendered once and kept, so a render costs the same at the 50th paragraph as at the
+first. Markdown is Qt's own (md4c, GitHub
 dialect, raw HTML off, so a model cannot inject markup): code blocks and inline code get the
 system's fixed-pitch font. The engine streams whole UTF-8 characters, and the view only ever
 appends the text it is given, so Chinese text arrives whole (no U+FFFD).
@@ -37,6 +39,13 @@ MARKDOWN_INTERVAL_S = 0.3  # the streamed answer's Markdown is rendered again at
 # A line that starts a Markdown block of its own (list item, heading, quote, fence, table row,
 # setext underline, indented code): never joined to the line before it.
 _BLOCK_START = re.compile(r"\s{4}|\s*([-*+]\s|\d+[.)]\s|#|>|```|~~~|\||=+\s*$|-+\s*$)")
+# A line after a blank line that may still belong to the block before it: indented (a list
+# item's next paragraph, indented code), another list item (a loose list), a table row.
+_CONTINUES = re.compile(r"\s|[-*+](\s|$)|\d+[.)](\s|$)|\|")
+# Inserted before Markdown and removed after: Qt gives the first block of inserted Markdown the
+# format of the block it lands in, so a heading or a list item that opens an answer would lose
+# its own (see _insert_markdown).
+_SACRIFICE = "\u200b\n\n"
 
 
 def keep_line_breaks(markdown: str) -> str:
@@ -67,6 +76,38 @@ def keep_line_breaks(markdown: str) -> str:
     return "\n".join(out)
 
 
+def stable_split(markdown: str, start: int = 0) -> int:
+    """Where a streamed answer's Markdown can be cut so that the part before renders the same
+    whatever comes after: just after the last blank line (outside code fences) that is followed
+    by a whole line starting a block of its own. ``start`` must be such a place (or 0); returns
+    ``start`` when there is none after it."""
+    split = start
+    fence = ""
+    blank = False  # the line before was blank, outside a fence
+    position = start
+    for line in markdown[start:].splitlines(keepends=True):
+        stripped = line.lstrip()
+        if blank and stripped and line.endswith("\n") and not _CONTINUES.match(line):
+            split = position
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = "" if fence == marker else (fence or marker)
+        blank = not fence and not stripped
+        position += len(line)
+    return split
+
+
+def _insert_markdown(cursor: QTextCursor, markdown: str) -> None:
+    """Insert ``markdown`` at ``cursor`` (the start of an empty block), every block with its
+    own format."""
+    start = cursor.position()
+    cursor.insertMarkdown(_SACRIFICE + keep_line_breaks(markdown), MARKDOWN | NO_HTML)
+    first = QTextCursor(cursor.document())
+    first.setPosition(start)
+    first.movePosition(QTextCursor.MoveOperation.NextBlock, QTextCursor.MoveMode.KeepAnchor)
+    first.removeSelectedText()
+
+
 class TranscriptView(QTextBrowser):
     """The chat transcript. Add turns in order; stream an answer between
     :meth:`begin_answer` and :meth:`end_answer`."""
@@ -82,6 +123,9 @@ class TranscriptView(QTextBrowser):
         self.document().setDocumentMargin(10)
         self._answer_start: int | None = None
         self._answer = ""
+        self._kept = 0  # characters of the answer rendered for good (before stable_split)
+        self._tail_start = 0  # where the rest of the answer's blocks begin in the document
+        self.rendered_chars = 0  # Markdown characters handed to Qt by the last render (tests)
         self._unrendered = ""  # text appended since the last Markdown render
         self._next_render = 0.0
         self.renders = 0  # how many times the streamed answer was rendered (for tests)
@@ -159,10 +203,11 @@ class TranscriptView(QTextBrowser):
     def begin_answer(self, speaker: str) -> None:
         self._line(speaker, bold=True, color=MODEL_COLOR, top_margin=10)
         cursor = self._new_block()
-        self._answer_start = cursor.position()
+        self._answer_start = self._tail_start = cursor.position()
         self._answer = ""
+        self._kept = 0
         self._unrendered = ""
-        self._render(CURSOR_MARK)
+        self._render(streaming=True)
 
     def append_answer(self, text: str) -> None:
         """More of the answer (drawn at the next :meth:`flush`)."""
@@ -179,7 +224,7 @@ class TranscriptView(QTextBrowser):
             return False
         now = time.perf_counter()
         if force or now >= self._next_render:
-            self._render(self._answer + CURSOR_MARK)
+            self._render(streaming=True)
             self._next_render = now + MARKDOWN_INTERVAL_S
         else:
             at_bottom = self._at_bottom()
@@ -192,18 +237,32 @@ class TranscriptView(QTextBrowser):
         self._unrendered = ""
         return True
 
-    def _render(self, markdown: str) -> None:
+    def _render(self, *, streaming: bool) -> None:
+        """Render the answer as Markdown: while ``streaming``, from its last finished block on
+        (the blocks finished since the last render are rendered once more and kept), with the
+        cursor mark; else all of it, as it ends."""
         assert self._answer_start is not None
         at_bottom = self._at_bottom()
+        if not streaming:
+            self._kept, self._tail_start = 0, self._answer_start
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
-        cursor.setPosition(self._answer_start)
+        cursor.setPosition(self._tail_start)
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
         cursor.setBlockFormat(QTextBlockFormat())
         cursor.setCharFormat(QTextCharFormat())
-        cursor.insertMarkdown(keep_line_breaks(markdown), MARKDOWN | NO_HTML)
+        rendered = 0
+        split = stable_split(self._answer, self._kept) if streaming else self._kept
+        if split > self._kept:
+            _insert_markdown(cursor, self._answer[self._kept : split])
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            rendered += split - self._kept
+            self._kept, self._tail_start = split, cursor.position()
+        tail = self._answer[self._kept :] + (CURSOR_MARK if streaming else "")
+        _insert_markdown(cursor, tail)
         cursor.endEditBlock()
+        self.rendered_chars = rendered + len(tail)
         self.renders += 1
         self._follow(at_bottom)
 
@@ -213,7 +272,7 @@ class TranscriptView(QTextBrowser):
         if self._answer_start is not None:
             if text is not None:
                 self._answer = text
-            self._render(self._answer)
+            self._render(streaming=False)
             self._answer_start = None
             self._unrendered = ""
         if footer:
@@ -240,4 +299,5 @@ class TranscriptView(QTextBrowser):
         self.clear()
         self._answer_start = None
         self._answer = ""
+        self._kept = 0
         self._unrendered = ""
