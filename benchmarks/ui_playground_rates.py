@@ -1,12 +1,16 @@
 """The Playground's drawing rate against its cost to llama.cpp: tokens/s in the window at ~30,
-~15 and ~10 Hz of redraws, against ``llm-scout run`` on the same model and settings.
+~15, ~10 and ~5 Hz of redraws and with drawing off, against ``llm-scout run`` on the same model
+and settings.
 
-Each round answers the same prompt in the window once per rate (``PlaygroundPage``'s active tick,
-which drives the plots and the streamed text), then once with ``llm-scout run --chat`` in its own
-process (kept running, as in ``ui_playground.py``); the table gives the medians, each rate's
-ratio to the CLI and the window's CPU. The app draws at ~30 Hz (issue 10); the other rates say
-what drawing less often would buy on this machine. Greedy decoding, as in ``ui_playground.py``
-(whose functions this reuses).
+Each round answers the same prompt once per variant: in the window at each rate
+(``PlaygroundPage``'s active tick, which drives the plots and the streamed text), in the window
+with the plots and the transcript not redrawn (a diagnostic: what the rest of the window costs),
+and with ``llm-scout run --chat`` in its own process (kept running, as in ``ui_playground.py``).
+The order of the variants rotates from round to round. The table gives each variant's median
+tokens/s, the median of its per-round ratio to the CLI's answer of the same round (with a
+bootstrap 95% interval) and the window's CPU. The app draws at ~30 Hz (issue 10); the other rows
+say what drawing less often would buy on this machine. Greedy decoding, as in
+``ui_playground.py`` (whose functions this reuses).
 
 Run: ``.venv/bin/python benchmarks/ui_playground_rates.py [--rounds 4] [--tokens 200]``
 """
@@ -25,10 +29,29 @@ sys.path.insert(0, str(ROOT))
 
 import desktop.ui.pages.playground as playground_module  # noqa: E402
 from benchmarks import ui_playground as bench  # noqa: E402
-from benchmarks._common import median, print_markdown_table  # noqa: E402
+from benchmarks._common import median, median_interval, print_markdown_table  # noqa: E402
+from desktop.ui.widgets.live_plots import LivePlots  # noqa: E402
+from desktop.ui.widgets.transcript import TranscriptView  # noqa: E402
 from desktop.ui.workers import wait_for_tasks  # noqa: E402
 
-RATES_MS = ((33, "~30 Hz (the app)"), (66, "~15 Hz"), (100, "~10 Hz"))
+CLI = "cli"
+OFF = "off"
+VARIANTS = (
+    ("33", "~30 Hz (the app)"),
+    ("66", "~15 Hz"),
+    ("100", "~10 Hz"),
+    ("200", "~5 Hz"),
+    (OFF, "drawing off (diagnostic)"),
+    (CLI, "llm-scout run --chat"),
+)
+
+
+def _no_refresh(self: LivePlots, now: float) -> None:
+    return None
+
+
+def _no_flush(self: TranscriptView, *, force: bool = False) -> bool:
+    return False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,37 +68,52 @@ def main(argv: list[str] | None = None) -> int:
     chat = bench.ChatCli(model, args.tokens, threads)
     bench.in_window(page, 16, None)  # warm-up
     chat.ask(bench.PROMPT)
-    window_rates: dict[int, list[float]] = {ms: [] for ms, _label in RATES_MS}
-    window_cpu: dict[int, list[float]] = {ms: [] for ms, _label in RATES_MS}
-    cli_rates: list[float] = []
+    rates: dict[str, list[float]] = {key: [] for key, _label in VARIANTS}
+    cpus: dict[str, list[float]] = {key: [] for key, _label in VARIANTS}
     default_ms = playground_module.ACTIVE_TICK_MS
+    refresh, flush = LivePlots.refresh, TranscriptView.flush
+    keys = [key for key, _label in VARIANTS]
     try:
-        for _ in range(args.rounds):
-            for ms, _label in RATES_MS:
-                playground_module.ACTIVE_TICK_MS = ms
-                rate, _stall, cpu_pct, _text = bench.in_window(page, args.tokens, None)
-                window_rates[ms].append(rate)
-                window_cpu[ms].append(cpu_pct)
+        for i in range(args.rounds):
+            for key in keys[i % len(keys) :] + keys[: i % len(keys)]:
+                if key == CLI:
+                    rates[key].append(chat.ask(bench.PROMPT)[0])
+                else:
+                    drawing = key != OFF
+                    LivePlots.refresh = refresh if drawing else _no_refresh  # type: ignore[method-assign]
+                    TranscriptView.flush = flush if drawing else _no_flush  # type: ignore[method-assign]
+                    playground_module.ACTIVE_TICK_MS = int(key) if drawing else default_ms
+                    rate, _stall, cpu_pct, _text = bench.in_window(page, args.tokens, None)
+                    rates[key].append(rate)
+                    cpus[key].append(cpu_pct)
                 time.sleep(bench.SETTLE_S)
-            cli_rates.append(chat.ask(bench.PROMPT)[0])
-            time.sleep(bench.SETTLE_S)
     finally:
         playground_module.ACTIVE_TICK_MS = default_ms
+        LivePlots.refresh, TranscriptView.flush = refresh, flush  # type: ignore[method-assign]
         chat.close()
-    cli = median(cli_rates)
-    rows: list[list[object]] = [
-        [
-            label,
-            median(window_rates[ms]),
-            median(window_rates[ms]) / cli,
-            median(window_cpu[ms]),
-            ", ".join(f"{r:.1f}" for r in window_rates[ms]),
-        ]
-        for ms, label in RATES_MS
-    ]
-    rows.append(["llm-scout run --chat", cli, 1.0, "-", ", ".join(f"{r:.1f}" for r in cli_rates)])
+    rows: list[list[object]] = []
+    for key, label in VARIANTS:
+        ratios = [w / c for w, c in zip(rates[key], rates[CLI], strict=True)]
+        low, high = median_interval(ratios)
+        rows.append(
+            [
+                label,
+                median(rates[key]),
+                median(ratios),
+                f"{low:.3f}-{high:.3f}",
+                median(cpus[key]) if cpus[key] else "-",
+                ", ".join(f"{r:.1f}" for r in rates[key]),
+            ]
+        )
     print_markdown_table(
-        ("window redraws", "median t/s", "to the CLI", "window CPU % of a core", "each round"),
+        (
+            "variant",
+            "median t/s",
+            "median ratio to the CLI",
+            "95% interval",
+            "window CPU % of a core",
+            "each round",
+        ),
         rows,
     )
     window.close()
