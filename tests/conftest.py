@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,31 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def _import_huggingface_hub_neutrally() -> None:
+    """huggingface_hub reads ``HF_ENDPOINT`` and ``HF_HOME`` once, when first imported, and from
+    then on treats that endpoint's origin as the Hub's: a redirect there is followed. Imported
+    lazily by the code under test, it took the environment of whichever test imported it first,
+    a fake hub on 127.0.0.1:PORT; when a later test's fake CDN got the same port again, the
+    CDN's redirect was followed and the file's commit read as None (a flaky failure). Imported
+    here, before any test: no endpoint (huggingface.co) and a Hugging Face home of the session's
+    own (never the developer's login). Tests set ``HF_ENDPOINT`` per test, which our code reads
+    itself."""
+    saved = {name: os.environ.get(name) for name in ("HF_ENDPOINT", "HF_HOME")}
+    os.environ.pop("HF_ENDPOINT", None)
+    os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="scout-tests-hf-home-")
+    try:
+        import huggingface_hub.file_download  # noqa: F401  (its constants and Hub origins)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+_import_huggingface_hub_neutrally()
 
 
 @pytest.fixture(autouse=True)
