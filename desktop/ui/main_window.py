@@ -231,14 +231,26 @@ class MainWindow(QMainWindow):
 
     def _on_history_rerun_answer_requested(self, run: object) -> None:
         """A stored answer asked again: its model opens in the Playground (loading is left to
-        the person) with its prompt and system prompt in place."""
+        the person), or its server and model name are filled in (connecting is left to the
+        person), with its prompt and system prompt in place."""
         model = getattr(run, "model", None)
-        if model is None:
+        settings = getattr(run, "settings", None)
+        remote = settings.get("remote") if isinstance(settings, dict) else None
+        if model is None and not isinstance(remote, dict):
             return
         page = self.show_page("playground")
-        open_model = getattr(page, "open_model", None)
-        if open_model is not None:
-            open_model(model.path)
+        if model is not None:
+            open_model = getattr(page, "open_model", None)
+            if open_model is not None:
+                open_model(model.path)
+        elif isinstance(remote, dict):
+            show_server = getattr(page, "show_server", None)
+            if show_server is not None:
+                show_server(
+                    str(remote.get("endpoint", "")),
+                    str(remote.get("model", "")),
+                    str(remote.get("key_env", "")),
+                )
         prompt = getattr(page, "prompt", None)
         if prompt is not None:
             prompt.setPlainText(getattr(run, "prompt", ""))

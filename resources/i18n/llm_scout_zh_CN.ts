@@ -2887,7 +2887,7 @@
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+97"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+104"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
@@ -2964,12 +2964,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+265"/>
+        <location line="+262"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-242"/>
+        <location line="-239"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
@@ -2990,6 +2990,11 @@
     </message>
     <message>
         <location line="+90"/>
+        <source>Open this server and model in the Playground with this prompt.</source>
+        <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Open this model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词打开这个模型。</translation>
     </message>
@@ -3000,11 +3005,6 @@
     </message>
     <message>
         <location line="+27"/>
-        <source>This answer ran on a server (%1): connect to it in the Playground.</source>
-        <translation>这个回答来自服务器（%1）：请在演练场中连接它。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
         <source>The model of this answer is not known.</source>
         <translation>不知道这个回答用的是哪个模型。</translation>
     </message>
@@ -3525,23 +3525,23 @@
 <context>
     <name>LivePlots</name>
     <message>
-        <location filename="../../desktop/ui/widgets/live_plots.py" line="+169"/>
+        <location filename="../../desktop/ui/widgets/live_plots.py" line="+182"/>
         <source>Live measurements</source>
         <translation>实时测量</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+39"/>
         <source>tokens/s</source>
         <translation>tokens/s</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+305"/>
+        <location line="+312"/>
         <source>memory (MiB)</source>
         <translation>内存（MiB）</translation>
     </message>
     <message>
-        <location line="-304"/>
+        <location line="-311"/>
         <source>GPU %</source>
         <translation>GPU %</translation>
     </message>
@@ -3556,8 +3556,8 @@
         <translation>暂无读数</translation>
     </message>
     <message>
-        <location line="+34"/>
-        <location line="+34"/>
+        <location line="+37"/>
+        <location line="+35"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3602,7 +3602,7 @@
         <translation>无 GPU</translation>
     </message>
     <message>
-        <location line="+141"/>
+        <location line="+144"/>
         <source>memory (GiB)</source>
         <translation>内存（GiB）</translation>
     </message>
@@ -4035,18 +4035,18 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+210"/>
+        <location line="+222"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-206"/>
-        <location line="+204"/>
+        <location line="-218"/>
+        <location line="+216"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-201"/>
+        <location line="-213"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
@@ -4061,7 +4061,7 @@
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+106"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -4780,13 +4780,13 @@
     <name>PlaygroundPage</name>
     <message>
         <location filename="../../desktop/ui/pages/playground.py" line="+309"/>
-        <location line="+269"/>
+        <location line="+274"/>
         <location line="+96"/>
         <source>no prediction: remote</source>
         <translation>无预测：远程</translation>
     </message>
     <message>
-        <location line="-333"/>
+        <location line="-338"/>
         <source>The server lists no models.</source>
         <translation>服务器没有列出任何模型。</translation>
     </message>
@@ -4832,7 +4832,7 @@
         <translation>仍然加载</translation>
     </message>
     <message>
-        <location line="+114"/>
+        <location line="+119"/>
         <source>loaded in %1</source>
         <translation>加载用时 %1</translation>
     </message>
@@ -5253,12 +5253,12 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/transcript.py" line="+77"/>
+        <location filename="../../desktop/ui/widgets/transcript.py" line="+118"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+63"/>
         <source>System: %1</source>
         <translation>系统：%1</translation>
     </message>

@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 from desktop.core.engine import LoadSettings
 from desktop.core.engine import protocol as p
 from desktop.core.hardware import load_profile
-from desktop.core.history import ContestantRecord, History, PromptRecord
+from desktop.core.history import ContestantRecord, History, PromptRecord, settings_dict
 from desktop.core.workspace import Workspace
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pages.history import HistoryPage
@@ -346,6 +346,46 @@ def test_rerun_of_an_answer_opens_its_model_in_the_playground_with_its_prompt(
         lambda: chat.model is not None and chat.model.path == smollm2_path, timeout=READ_MS
     )
     assert chat.phase == "empty"  # loading is left to the person
+
+
+def test_rerun_of_a_server_answer_fills_in_its_server_in_the_playground(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    remote = {"endpoint": "http://127.0.0.1:9/v1", "model": "qwen2.5-0.5b", "key_env": "MY_KEY"}
+    with History.open() as history:
+        run = history.record_run(
+            make_report("Paris."),
+            model=None,
+            prompt="What is the capital of France?",
+            system="Answer in one word.",
+            label="qwen2.5-0.5b @ 127.0.0.1:9",
+            settings=settings_dict(
+                LoadSettings(n_ctx=2048), p.SamplingParams(), remote=remote
+            ),  # as the Playground stores a server's answer
+        )
+        unknown = history.record_run(make_report(), model=None, prompt="Hello?")
+    page = history_page(qtbot, window)
+
+    assert page.select("run", unknown.id)
+    qtbot.mouseClick(page.rerun_button, Qt.MouseButton.LeftButton)
+    assert window.current_page == "history"  # neither a file nor a server to open
+    assert "not known" in page.message.text()
+
+    assert page.select("run", run.id)
+    assert "server" in page.rerun_button.toolTip()
+    qtbot.mouseClick(page.rerun_button, Qt.MouseButton.LeftButton)
+    assert window.current_page == "playground"
+    chat = window.pages["playground"]
+    assert isinstance(chat, PlaygroundPage)
+    assert chat.load_panel.source == "server"
+    assert chat.load_panel.endpoint_fields() == (
+        "http://127.0.0.1:9/v1",
+        "qwen2.5-0.5b",
+        "MY_KEY",
+    )
+    assert chat.prompt.toPlainText() == "What is the capital of France?"
+    assert chat.chat_settings.system() == "Answer in one word."
+    assert chat.phase == "empty"  # connecting is left to the person
 
 
 def test_a_new_window_over_the_same_home_shows_the_same_history(

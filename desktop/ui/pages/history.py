@@ -5,15 +5,16 @@ answers and the comparisons; a search box (words in a prompt, an answer, a title
 a model filter narrow it. The detail pane shows the selected answer (prompt, output, predicted
 vs measured, settings, the model file, the machine) or comparison (contestants with their
 figures, prompts). Open shows a comparison in the Compare page; Re-run on this machine runs a
-comparison again there, or opens an answer's model in the Playground with its prompt; Delete
-asks first. Everything is read and written off the GUI thread; the page reads again when it is
-shown and when another page stored something (:meth:`refresh`).
+comparison again there, or opens an answer's model (or its server and model name) in the
+Playground with its prompt; Delete asks first. Everything is read and written off the GUI
+thread; the page reads again when it is shown and when another page stored something
+(:meth:`refresh`).
 
 Signals:
     open_comparison_requested(int): show this stored comparison (the Compare page).
     rerun_comparison_requested(int): run this comparison again on this machine.
     rerun_answer_requested(object): the :class:`~desktop.core.history.RunRecord` to ask again
-        (its model opens in the Playground with its prompt).
+        (its model, or its server, opens in the Playground with its prompt).
     listing_changed(): the list was read again (tests wait on it).
 """
 
@@ -60,6 +61,12 @@ log = logging.getLogger(__name__)
 
 GROUP = "history"
 SEARCH_DELAY_MS = 250  # typing: read again once the person pauses
+
+
+def _remote(run: RunRecord) -> dict[str, Any] | None:
+    """The server an answer ran on (its endpoint and model name), None for a local model."""
+    remote = run.settings.get("remote")
+    return remote if isinstance(remote, dict) and remote.get("endpoint") else None
 
 
 class HistoryPage(QWidget):
@@ -361,7 +368,9 @@ class HistoryPage(QWidget):
         self.delete_button.setEnabled(item is not None)
         if item is not None and item.kind == "run":
             self.rerun_button.setToolTip(
-                self.tr("Open this model in the Playground with this prompt.")
+                self.tr("Open this server and model in the Playground with this prompt.")
+                if item.run is not None and _remote(item.run) is not None
+                else self.tr("Open this model in the Playground with this prompt.")
             )
         else:
             self.rerun_button.setToolTip(
@@ -388,14 +397,9 @@ class HistoryPage(QWidget):
             self.rerun_comparison_requested.emit(item.id)
             return True
         run = item.run
-        remote = run.settings.get("remote") if run is not None else None
-        if run is not None and run.model is None and isinstance(remote, dict):
-            self.message.setText(
-                self.tr(
-                    "This answer ran on a server (%1): connect to it in the Playground."
-                ).replace("%1", str(remote.get("endpoint", "")))
-            )
-            return False
+        if run is not None and run.model is None and _remote(run) is not None:
+            self.rerun_answer_requested.emit(run)  # its server, to connect to again
+            return True
         if run is None or run.model is None:
             self.message.setText(self.tr("The model of this answer is not known."))
             return False

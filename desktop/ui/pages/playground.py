@@ -540,10 +540,15 @@ class PlaygroundPage(QWidget):
     def open_server(self, base_url: str, model: str) -> bool:
         """A server started by the app (vLLM on the Models page): choose it as the source, fill
         its URL and model and connect; returns whether connecting started."""
+        self.show_server(base_url, model)
+        return self.connect_server()
+
+    def show_server(self, base_url: str, model: str, key_env: str = "") -> None:
+        """Choose a server as the source and fill its URL, model and key variable; connecting
+        is left to the person (an answer of the history asked again)."""
         panel = self.load_panel
         panel.set_source("server")
-        panel.set_endpoint(base_url, model, "")
-        return self.connect_server()
+        panel.set_endpoint(base_url, model, key_env)
 
     def connect_server(self) -> bool:
         """Connect to the server in the panel (it must answer and serve the model); returns
