@@ -89,6 +89,8 @@ def test_the_split_is_after_a_finished_block_only() -> None:
     text = "one\n\ntwo\n\nthree\n"
     assert stable_split(text) == text.index("three")
     assert stable_split(text, text.index("three")) == text.index("three")  # nothing new
+    assert stable_split("one\r\n\r\ntwo\r\n") == len("one\r\n\r\n")
+    assert stable_split("one\n\x0ctwo\n") == 0  # a form feed is no line break in Markdown
 
 
 def test_a_long_streamed_answer_renders_only_its_last_blocks_and_looks_the_same(

@@ -85,15 +85,17 @@ def stable_split(markdown: str, start: int = 0) -> int:
     fence = ""
     blank = False  # the line before was blank, outside a fence
     position = start
-    for line in markdown[start:].splitlines(keepends=True):
+    lines = markdown[start:].split("\n")  # Markdown's lines (not str.splitlines' many breaks)
+    for i, line in enumerate(lines):
+        whole = i < len(lines) - 1  # its end of line has come
         stripped = line.lstrip()
-        if blank and stripped and line.endswith("\n") and not _CONTINUES.match(line):
+        if blank and stripped and whole and not _CONTINUES.match(line):
             split = position
         if stripped.startswith(("```", "~~~")):
             marker = stripped[:3]
             fence = "" if fence == marker else (fence or marker)
         blank = not fence and not stripped
-        position += len(line)
+        position += len(line) + 1
     return split
 
 
