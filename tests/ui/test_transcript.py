@@ -126,3 +126,8 @@ def test_an_answer_that_opens_with_a_heading_or_a_list_keeps_its_format(qtbot: Q
     first = [b for b in _blocks(view.document()) if b[0] == "first"]
     assert len(first) == 1
     assert first[0][2]  # a list item, with its number
+
+
+def test_an_empty_answer_leaves_nothing_behind(qtbot: QtBot) -> None:
+    view = _whole(qtbot, "", streaming=False)
+    assert view.toPlainText() == "Model\n"  # the speaker and an empty answer block

@@ -106,7 +106,9 @@ def _insert_markdown(cursor: QTextCursor, markdown: str) -> None:
     cursor.insertMarkdown(_SACRIFICE + keep_line_breaks(markdown), MARKDOWN | NO_HTML)
     first = QTextCursor(cursor.document())
     first.setPosition(start)
-    first.movePosition(QTextCursor.MoveOperation.NextBlock, QTextCursor.MoveMode.KeepAnchor)
+    keep = QTextCursor.MoveMode.KeepAnchor
+    if not first.movePosition(QTextCursor.MoveOperation.NextBlock, keep):
+        first.movePosition(QTextCursor.MoveOperation.End, keep)  # no Markdown: nothing after it
     first.removeSelectedText()
 
 
