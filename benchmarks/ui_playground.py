@@ -173,6 +173,16 @@ class ChatCli:
         self.proc.wait(30)
 
 
+def no_refresh(self: LivePlots, now: float) -> None:
+    """In place of ``LivePlots.refresh`` (diagnostic): the plots are not redrawn."""
+    return None
+
+
+def no_flush(self: TranscriptView, *, force: bool = False) -> bool:
+    """In place of ``TranscriptView.flush`` (diagnostic): the streamed text is not drawn."""
+    return False
+
+
 def loaded_playground(threads: int | None = None) -> tuple[MainWindow, PlaygroundPage, Path, int]:
     """The real window (1280x800) on the Playground with SmolLM2 loaded at ``N_CTX`` and
     ``threads`` (None: what the page chose, the physical cores): (window, page, model file,
@@ -222,13 +232,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.no_drawing:
-
-        def no_refresh(self: LivePlots, now: float) -> None:
-            return None
-
-        def no_flush(self: TranscriptView, *, force: bool = False) -> bool:
-            return False
-
         LivePlots.refresh = no_refresh  # type: ignore[method-assign]
         TranscriptView.flush = no_flush  # type: ignore[method-assign]
     window, page, model, threads = loaded_playground(args.threads)

@@ -46,14 +46,6 @@ VARIANTS = (
 )
 
 
-def _no_refresh(self: LivePlots, now: float) -> None:
-    return None
-
-
-def _no_flush(self: TranscriptView, *, force: bool = False) -> bool:
-    return False
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=4, help="rounds (each: every rate, CLI)")
@@ -80,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
                     rates[key].append(chat.ask(bench.PROMPT)[0])
                 else:
                     drawing = key != OFF
-                    LivePlots.refresh = refresh if drawing else _no_refresh  # type: ignore[method-assign]
-                    TranscriptView.flush = flush if drawing else _no_flush  # type: ignore[method-assign]
+                    LivePlots.refresh = refresh if drawing else bench.no_refresh  # type: ignore[method-assign]
+                    TranscriptView.flush = flush if drawing else bench.no_flush  # type: ignore[method-assign]
                     playground_module.ACTIVE_TICK_MS = int(key) if drawing else default_ms
                     rate, _stall, cpu_pct, _text = bench.in_window(page, args.tokens, None)
                     rates[key].append(rate)

@@ -234,16 +234,15 @@ class MainWindow(QMainWindow):
         the person), or its server and model name are filled in (connecting is left to the
         person), with its prompt and system prompt in place."""
         model = getattr(run, "model", None)
-        settings = getattr(run, "settings", None)
-        remote = settings.get("remote") if isinstance(settings, dict) else None
-        if model is None and not isinstance(remote, dict):
+        remote = getattr(run, "remote", None)
+        if model is None and remote is None:
             return
         page = self.show_page("playground")
         if model is not None:
             open_model = getattr(page, "open_model", None)
             if open_model is not None:
                 open_model(model.path)
-        elif isinstance(remote, dict):
+        elif remote is not None:
             show_server = getattr(page, "show_server", None)
             if show_server is not None:
                 show_server(

@@ -152,6 +152,15 @@ class RunRecord:
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def remote(self) -> dict[str, Any] | None:
+        """The server an answer ran on (``endpoint``, ``model``, maybe ``key_env``: never the
+        key), None for a model file run here."""
+        remote = self.settings.get("remote")
+        if self.model is None and isinstance(remote, dict) and remote.get("endpoint"):
+            return remote
+        return None
+
 
 @dataclass(frozen=True)
 class ContestantRecord:

@@ -115,8 +115,8 @@ def run_model_label(run: RunRecord) -> str:
     """The model an answer ran on: its file's label, or ``NAME @ URL`` for a server's."""
     if run.model is not None:
         return run.model.label
-    remote = run.settings.get("remote")
-    if isinstance(remote, dict) and remote.get("model"):
+    remote = run.remote
+    if remote is not None and remote.get("model"):
         return f"{remote['model']} @ {remote.get('endpoint', '')}".strip(" @")
     return "-"
 

@@ -63,12 +63,6 @@ GROUP = "history"
 SEARCH_DELAY_MS = 250  # typing: read again once the person pauses
 
 
-def _remote(run: RunRecord) -> dict[str, Any] | None:
-    """The server an answer ran on (its endpoint and model name), None for a local model."""
-    remote = run.settings.get("remote")
-    return remote if isinstance(remote, dict) and remote.get("endpoint") else None
-
-
 class HistoryPage(QWidget):
     """The History page (see the module docstring)."""
 
@@ -369,7 +363,7 @@ class HistoryPage(QWidget):
         if item is not None and item.kind == "run":
             self.rerun_button.setToolTip(
                 self.tr("Open this server and model in the Playground with this prompt.")
-                if item.run is not None and _remote(item.run) is not None
+                if item.run is not None and item.run.remote is not None
                 else self.tr("Open this model in the Playground with this prompt.")
             )
         else:
@@ -397,7 +391,7 @@ class HistoryPage(QWidget):
             self.rerun_comparison_requested.emit(item.id)
             return True
         run = item.run
-        if run is not None and run.model is None and _remote(run) is not None:
+        if run is not None and run.remote is not None:
             self.rerun_answer_requested.emit(run)  # its server, to connect to again
             return True
         if run is None or run.model is None:

@@ -190,8 +190,8 @@ class HistoryDetail(QTextBrowser):
 
     def _model_html(self, run: RunRecord) -> str:
         model = run.model
-        remote = run.settings.get("remote")
-        if model is None and isinstance(remote, Mapping):
+        remote = run.remote
+        if remote is not None:
             return table(
                 [
                     (esc(self.tr("server")), esc(remote.get("endpoint", "-"))),

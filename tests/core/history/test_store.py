@@ -185,6 +185,23 @@ def test_an_answer_cut_by_a_failure_is_stored_marked_with_its_machine(
     assert history.run_profile(unknown.id) == {}
 
 
+def test_a_servers_answer_says_which_server_and_a_files_does_not(
+    history: History, tmp_path: Path
+) -> None:
+    remote = {"endpoint": "http://10.0.0.5:8000/v1", "model": "qwen2.5-0.5b", "key_env": "K"}
+    served = history.record_run(
+        make_report(),
+        model=None,
+        prompt="Hi",
+        settings=settings_dict(LoadSettings(), p.SamplingParams(), remote=remote),
+    )
+    local = history.record_run(make_report(), model=write_tiny(tmp_path / "a.gguf"), prompt="Hi")
+    unknown = history.record_run(make_report(), model=None, prompt="Hi")
+    assert history.run(served.id).remote == remote
+    assert history.run(local.id).remote is None
+    assert history.run(unknown.id).remote is None
+
+
 def test_report_documents_round_trip() -> None:
     report = make_report("答案是：堪培拉。")
     back = report_from_dict(report.text, report_to_dict(report))
