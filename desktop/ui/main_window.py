@@ -203,11 +203,11 @@ class MainWindow(QMainWindow):
         """The History page reads again when the Playground or the Compare page stored
         something; its Open and Re-run lead to the Compare page or the Playground."""
         history = self.pages.get("history")
-        refresh = getattr(history, "refresh", None)
+        history_stored = getattr(history, "history_stored", None)
         for key in ("playground", "compare"):
             stored = getattr(self.pages.get(key), "history_changed", None)
-            if stored is not None and refresh is not None:
-                stored.connect(refresh)
+            if stored is not None and history_stored is not None:
+                stored.connect(history_stored)
         for name, slot in (
             ("open_comparison_requested", self._on_history_open_comparison_requested),
             ("rerun_comparison_requested", self._on_history_rerun_comparison_requested),

@@ -136,6 +136,24 @@ def test_an_empty_history_says_so_and_shows_what_another_page_stored(
         assert ("run", ids["beta"]) not in listed(page)
 
 
+def test_a_hidden_page_reads_what_was_stored_when_it_is_shown(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    page = history_page(qtbot, window)
+    window.show_page("playground")
+    ids = store_examples(tmp_path)
+    # Answers stored while the page is hidden are not read (nor laid out) one by one...
+    with qtbot.assertNotEmitted(page.listing_changed, wait=500):
+        for _ in range(3):
+            window.pages["playground"].history_changed.emit()  # type: ignore[attr-defined]
+    assert page.model.rowCount() == 0
+    # ...showing the page reads them all, once.
+    with qtbot.waitSignal(page.listing_changed, timeout=READ_MS):
+        window.show_page("history")
+    assert ("run", ids["alpha"]) in listed(page)
+    assert page.count_label.text() == "3 items"
+
+
 def test_search_and_the_model_filter_narrow_the_list(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

@@ -234,6 +234,13 @@ class HistoryPage(QWidget):
     def _on_filter_activated(self, _index: int) -> None:
         self.refresh()
 
+    def history_stored(self) -> None:
+        """Another page stored something: read again now if this page is shown; else showing
+        it reads (a hidden page would otherwise read and lay out the whole list after every
+        answer, a cost that grows with the history)."""
+        if self.isVisible():
+            self.refresh()
+
     def refresh(self) -> None:
         """Read the list again for the current search and filters (off the GUI thread)."""
         if self._closed:
