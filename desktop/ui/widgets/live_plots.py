@@ -468,7 +468,14 @@ class LivePlots(QWidget):
             self._draw_bands(phase.end)
 
     def _draw_bands(self, x_now: float) -> None:
-        ended = [(ph.start, ph.end, ph.brush) for ph in self._phases if ph.end is not None]
+        # Bands that ended left of the time axis are not drawn: times only grow, so they never
+        # come back into view, and a long chat would otherwise repaint dozens of them.
+        left = self._x_range[0] if self._x_range is not None else -math.inf
+        ended = [
+            (ph.start, ph.end, ph.brush)
+            for ph in self._phases
+            if ph.end is not None and ph.end > left
+        ]
         running = [
             (ph.start, max(x_now, ph.start), ph.brush) for ph in self._phases if ph.end is None
         ]
@@ -575,6 +582,8 @@ class LivePlots(QWidget):
         if self._x_range is None or self._x_range[1] != right:
             self._x_range = (right - WINDOW_S, right)
             self.speed_plot.setXRange(right - WINDOW_S, right, padding=0)
+            if self._phases:
+                self._draw_bands(x_now)  # a band may have left the time axis
 
     def _curves(self) -> tuple[LiveCurve, ...]:
         return (
