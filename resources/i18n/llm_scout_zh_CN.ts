@@ -2887,7 +2887,7 @@
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+104"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+98"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
@@ -2913,12 +2913,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+175"/>
+        <location line="+182"/>
         <source>All models</source>
         <translation>全部模型</translation>
     </message>
     <message>
-        <location line="-173"/>
+        <location line="-180"/>
         <source>Show</source>
         <translation>显示</translation>
     </message>
@@ -2964,17 +2964,17 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+262"/>
+        <location line="+269"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-239"/>
+        <location line="-246"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
     <message>
-        <location line="+77"/>
+        <location line="+84"/>
         <source>1 item</source>
         <translation>1 项</translation>
     </message>
@@ -3530,18 +3530,18 @@
         <translation>实时测量</translation>
     </message>
     <message>
-        <location line="+39"/>
+        <location line="+45"/>
         <source>tokens/s</source>
         <translation>tokens/s</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location line="+312"/>
+        <location line="+324"/>
         <source>memory (MiB)</source>
         <translation>内存（MiB）</translation>
     </message>
     <message>
-        <location line="-311"/>
+        <location line="-323"/>
         <source>GPU %</source>
         <translation>GPU %</translation>
     </message>
@@ -3602,7 +3602,7 @@
         <translation>无 GPU</translation>
     </message>
     <message>
-        <location line="+144"/>
+        <location line="+156"/>
         <source>memory (GiB)</source>
         <translation>内存（GiB）</translation>
     </message>
@@ -4035,18 +4035,18 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+222"/>
+        <location line="+221"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-218"/>
-        <location line="+216"/>
+        <location line="-217"/>
+        <location line="+215"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-213"/>
+        <location line="-212"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
@@ -4061,7 +4061,7 @@
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+105"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -4779,14 +4779,14 @@
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+309"/>
-        <location line="+274"/>
-        <location line="+96"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+319"/>
+        <location line="+295"/>
+        <location line="+97"/>
         <source>no prediction: remote</source>
         <translation>无预测：远程</translation>
     </message>
     <message>
-        <location line="-338"/>
+        <location line="-360"/>
         <source>The server lists no models.</source>
         <translation>服务器没有列出任何模型。</translation>
     </message>
@@ -4806,7 +4806,12 @@
         <translation>正在读取模型文件…</translation>
     </message>
     <message>
-        <location line="+62"/>
+        <location line="+11"/>
+        <source>Redrawn about %1 times a second while the model answers: llama.cpp&apos;s threads take every CPU, and drawing more often would slow down the speed being measured.</source>
+        <translation>模型作答时每秒约重绘 %1 次：llama.cpp 的线程占用了全部 CPU，画得更频繁会拖慢正在测量的速度。</translation>
+    </message>
+    <message>
+        <location line="+71"/>
         <source>waiting for the hardware probe</source>
         <translation>正在等待硬件检测</translation>
     </message>
@@ -4832,7 +4837,7 @@
         <translation>仍然加载</translation>
     </message>
     <message>
-        <location line="+119"/>
+        <location line="+121"/>
         <source>loaded in %1</source>
         <translation>加载用时 %1</translation>
     </message>
@@ -4892,7 +4897,7 @@
         <translation>估算需要 %1 内存；可用 %2。</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>Unloaded %1.</source>
         <translation>已卸载 %1。</translation>
     </message>
@@ -5253,7 +5258,7 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/transcript.py" line="+118"/>
+        <location filename="../../desktop/ui/widgets/transcript.py" line="+122"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>

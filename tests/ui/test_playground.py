@@ -24,9 +24,14 @@ from pytestqt.qtbot import QtBot
 from desktop.core.engine import Answer, RunReport
 from desktop.core.engine import protocol as p
 from desktop.core.fit import CalibrationStore, machine_fingerprint
-from desktop.core.hardware import load_profile
+from desktop.core.hardware import load_profile, usable_cpus
 from desktop.ui.main_window import MainWindow
-from desktop.ui.pages.playground import PlaygroundPage
+from desktop.ui.pages.playground import (
+    ACTIVE_TICK_MS,
+    IDLE_TICK_MS,
+    SPARING_TICK_MS,
+    PlaygroundPage,
+)
 from desktop.ui.widgets.live_plots import RingBuffer
 from desktop.ui.widgets.load_panel import flash_attn_for
 from desktop.ui.widgets.transcript import TranscriptView, keep_line_breaks
@@ -458,3 +463,39 @@ def test_a_saved_transcript_has_the_settings_and_the_metrics(
     page.clear_conversation()
     assert page.conversation.turns == []
     assert "Name three colours." not in page.transcript.toPlainText()
+
+
+@pytest.mark.e2e
+def test_answers_on_threads_that_take_every_cpu_are_drawn_less_often(
+    qtbot: QtBot, window: MainWindow, smollm2_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = playground(window)
+    choose(qtbot, page, smollm2_path)
+    every_cpu = usable_cpus()
+    page.load_panel.threads_spin.setValue(every_cpu)
+    with qtbot.waitSignal(page.model_loaded, timeout=LOAD_MS):
+        assert page.load(confirm=False)
+    note = page.plots.note
+    assert note.isVisibleTo(page)
+    assert "5 times a second" in note.text()
+    assert page.drawing_interval_ms == IDLE_TICK_MS  # waiting: memory readings only
+    page.chat_settings.max_tokens.setValue(64)
+    page.chat_settings.temperature.setValue(0.0)
+    with qtbot.waitSignal(page.answer_finished, timeout=ANSWER_MS):
+        assert page.send("Write a short poem about the sea.")
+        assert page.phase == "generating"
+        assert page.drawing_interval_ms == SPARING_TICK_MS
+    assert page.plots.speed_points > 0  # drawn all the same, in steps
+    assert page.last_answer is not None
+    assert page.last_answer.text.strip()[:10] in page.transcript.toPlainText()
+    # One CPU more than the threads (the OS's answer, faked): the window draws at ~30 Hz.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(every_cpu + 1)))
+    with qtbot.waitSignal(page.model_loaded, timeout=LOAD_MS):
+        assert page.load(confirm=False)
+    assert not note.isVisibleTo(page)
+    with qtbot.waitSignal(page.answer_finished, timeout=ANSWER_MS):
+        assert page.send("Name three colours.")
+        assert page.drawing_interval_ms == ACTIVE_TICK_MS
+    page.unload()
+    assert not note.isVisibleTo(page)
+    assert page.drawing_interval_ms is None

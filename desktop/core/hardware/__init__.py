@@ -8,6 +8,7 @@ evaluated anywhere.
 """
 
 from desktop.core.hardware.bandwidth import cpu_bandwidth_gbps
+from desktop.core.hardware.cpu import usable_cpus
 from desktop.core.hardware.detect import THIS_MACHINE, probe
 from desktop.core.hardware.disk import probe_disk
 from desktop.core.hardware.profile import (
@@ -31,4 +32,5 @@ __all__ = [
     "load_profile",
     "probe",
     "probe_disk",
+    "usable_cpus",
 ]

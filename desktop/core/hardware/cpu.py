@@ -157,6 +157,18 @@ def probe_cpu(
     return _fallback()
 
 
+def usable_cpus() -> int:
+    """The logical CPUs this process may run on now: its affinity where the OS has one
+    (containers, ``taskset``), else every CPU. llama.cpp's threads that many leave no CPU to
+    anything else in the process (the window's drawing then comes out of their time)."""
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except OSError:  # pragma: no cover - the calling process always has an affinity
+            pass
+    return max(1, os.cpu_count() or 1)
+
+
 # --- Linux ---------------------------------------------------------------------------------
 
 

@@ -11,7 +11,9 @@ the GUI thread). After each answer the metrics panel shows its
 Drawing (STYLE.md: pull, don't push): the engine's threads only fill the session's feed; a GUI
 timer drains it — every 33 ms while a model loads or answers, every 500 ms while it waits
 (memory keeps moving) — and draws the transcript and the plots once per tick. Text figures
-refresh every 500 ms.
+refresh every 500 ms. While an answer runs on llama.cpp threads that take every CPU this process
+may use, the tick is 200 ms (and the plots say so): the window's drawing then comes out of the
+threads' time, and at ~30 Hz it slowed the answer being measured by ~8% (benchmarks/RESULTS.md).
 
 The model can also run behind an OpenAI-compatible server (the load panel's Source): Connect
 checks that the server answers and serves the model, and the chat streams from it into the same
@@ -70,6 +72,7 @@ from desktop.core.engine import (
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
 from desktop.core.fit import CacheType, FitResult, estimate
+from desktop.core.hardware import usable_cpus
 from desktop.ui import format as fmt
 from desktop.ui.errors import describe, title_for
 from desktop.ui.history_recorder import HistoryRecorder, StoredAnswer
@@ -89,6 +92,7 @@ from desktop.ui.workers import LatestOnly, TaskControl, run_task
 log = logging.getLogger(__name__)
 
 ACTIVE_TICK_MS = 33  # ~30 Hz while a model loads or answers
+SPARING_TICK_MS = 200  # ~5 Hz while it answers on threads that leave no CPU to the window
 IDLE_TICK_MS = 500  # memory readings keep coming while a loaded model waits
 TEXT_TICK_MS = 500  # text figures (measured RAM, VRAM, tokens/s) refresh at ~2 Hz
 LIVE_WINDOW_S = 1.0  # the tokens/s plot: tokens of the last second
@@ -131,6 +135,7 @@ class PlaygroundPage(QWidget):
         self._last_memory: ProcessMemory | None = None
         self._shown_system: str | None = None
         self._label = ""
+        self._sparing = False  # the loaded model's threads take every CPU we may use
         self._closed = False
         self._resolver: LatestOnly[ModelFacts] = LatestOnly(
             self._on_model_resolved, self._on_model_failed
@@ -285,7 +290,12 @@ class PlaygroundPage(QWidget):
             self._tick.stop()
             self._text_timer.stop()
         else:
-            interval = ACTIVE_TICK_MS if phase in ("loading", "generating") else IDLE_TICK_MS
+            if generating and self._sparing:
+                interval = SPARING_TICK_MS
+            elif phase in ("loading", "generating"):
+                interval = ACTIVE_TICK_MS
+            else:
+                interval = IDLE_TICK_MS
             if self._tick.interval() != interval or not self._tick.isActive():
                 self._tick.start(interval)
             if not self._text_timer.isActive():
@@ -399,6 +409,26 @@ class PlaygroundPage(QWidget):
 
         self.load_panel.set_prediction_text(self.tr("Reading the model file…"))
         self._resolver.submit(work)
+
+    def _set_sparing(self, sparing: bool) -> None:
+        """Draw less often during answers (``SPARING_TICK_MS``) when llama.cpp's threads take
+        every CPU this process may use: each millisecond the window draws then stalls them (and
+        the measured speed); the plots say why they move in steps."""
+        self._sparing = sparing
+        hz = round(1000 / SPARING_TICK_MS)
+        self.plots.set_note(
+            self.tr(
+                "Redrawn about %1 times a second while the model answers: llama.cpp's threads "
+                "take every CPU, and drawing more often would slow down the speed being measured."
+            ).replace("%1", str(hz))
+            if sparing
+            else ""
+        )
+
+    @property
+    def drawing_interval_ms(self) -> int | None:
+        """How often the transcript and the plots are drawn now (ms), None when they are not."""
+        return self._tick.interval() if self._tick.isActive() else None
 
     def _physical_cores(self) -> int:
         machine = self.state.this_machine
@@ -574,6 +604,7 @@ class PlaygroundPage(QWidget):
         self._end_worker()
         self.error_banner.hide_error()
         self._label = endpoint.label
+        self._set_sparing(False)  # the server's threads are not ours to spare
         self.last_answer = None
         now = time.perf_counter()
         self.plots.start_clock(now)
@@ -614,6 +645,7 @@ class PlaygroundPage(QWidget):
         self._end_worker()
         self.error_banner.hide_error()
         self._label = model.label
+        self._set_sparing((settings.n_threads or self._physical_cores()) >= usable_cpus())
         now = time.perf_counter()
         self.plots.start_clock(now)
         self.plots.begin_phase("load", now)
@@ -710,6 +742,7 @@ class PlaygroundPage(QWidget):
         if self.phase not in ("loading", "ready", "generating"):
             return
         self._end_worker()
+        self._set_sparing(False)
         self.transcript.add_note(self.tr("Unloaded %1.").replace("%1", self._label))
         self._set_phase("empty")
 

@@ -217,6 +217,12 @@ class LivePlots(QWidget):
         self.legend.setWordWrap(True)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.legend)
+        self.note = QLabel()  # why the plots are drawn less often (set_note)
+        self.note.setObjectName("plotsNote")
+        self.note.setWordWrap(True)
+        self.note.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        self.note.hide()
+        layout.addWidget(self.note)
 
         self.speed_plot = self._plot(self.tr("tokens/s"))
         self.memory_plot = self._plot(self.tr("memory (MiB)"))
@@ -436,6 +442,11 @@ class LivePlots(QWidget):
         self.memory_text.setVisible(bool(text))
         self.memory_plot.getAxis("left").setStyle(showValues=not text)
         self._place_memory_text()
+
+    def set_note(self, text: str) -> None:
+        """A line under the legend about how the plots are drawn ("" hides it)."""
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
 
     @property
     def memory_message(self) -> str:
