@@ -990,11 +990,9 @@ class PlaygroundPage(QWidget):
     # -- the timers -------------------------------------------------------------------------------
 
     def _on_tick_timeout(self) -> None:
-        drained = self._drain()
+        self._drain()
         now = time.perf_counter()
         if self.phase == "generating":
-            if drained.tokens:  # the worker sends tokens every 40 ms: a point per batch
-                self._live_speed(now)
             self.runner.repeat_stop(now)
         self.transcript.flush()
         self.plots.refresh(now)
@@ -1027,6 +1025,9 @@ class PlaygroundPage(QWidget):
             elif what == "tokens":
                 if self._meter is not None:
                     self._meter.record_tokens(t, value)
+                    # The worker sends tokens every 40 ms: a point per batch, at its time,
+                    # however often the plots are drawn.
+                    self._live_speed(t)
                 if self.plots.open_phase == "prompt":
                     self.plots.begin_phase("generation", t)
             elif what == "event":

@@ -275,3 +275,19 @@ def test_rates_are_invariant_to_splitting_batches(
     assert ma.per_second == mb.per_second
     assert ma.t_last is not None
     assert a.live_tokens_per_s(ma.t_last) == b.live_tokens_per_s(ma.t_last)
+
+
+def test_live_window_is_the_same_for_batches_out_of_order() -> None:
+    # One reader thread delivers batches in order; a late one (earlier time) still counts.
+    in_order = meter_with([(1.0, 3), (1.5, 2), (2.2, 4)])
+    shuffled = meter_with([(1.0, 3), (2.2, 4), (1.5, 2)])
+    for now in (1.0, 1.5, 2.0, 2.2, 2.4, 2.6, 5.0):
+        assert shuffled.live_tokens_per_s(now) == pytest.approx(in_order.live_tokens_per_s(now))
+
+
+def test_live_window_over_a_long_answer_matches_counting_every_batch() -> None:
+    arrivals = [(10.0 + 0.04 * i, 1 + i % 3) for i in range(3000)]  # 2 minutes of batches
+    meter = meter_with(arrivals)
+    for now in (10.0, 10.5, 37.03, 60.0, 129.96, 130.5, 131.5):
+        counted = sum(n for t, n in arrivals if now - 1.0 < t <= now)
+        assert meter.live_tokens_per_s(now) == pytest.approx(counted)
