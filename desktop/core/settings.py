@@ -37,6 +37,10 @@ class Settings:
     scan_known_apps: bool = True  # look in the HF cache, LM Studio, Ollama, GPT4All folders
     default_threads: int = 0  # 0: the physical core count
     theme: str = "system"  # "system", "light" or "dark" (the window)
+    # How often the Playground redraws while a model answers: "auto" (~30 Hz; ~5 Hz when
+    # llama.cpp's threads take every CPU, where drawing slows the decode), "smooth" (~30 Hz),
+    # "light" (~5 Hz).
+    live_redraw: str = "auto"
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def resolved_models_dir(self) -> Path:
@@ -60,6 +64,7 @@ _VALIDATORS: dict[str, Any] = {
     "scan_known_apps": lambda v: isinstance(v, bool),
     "default_threads": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1024,
     "theme": lambda v: v in ("system", "light", "dark"),
+    "live_redraw": lambda v: v in ("auto", "smooth", "light"),
 }
 
 

@@ -4779,14 +4779,14 @@
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+319"/>
-        <location line="+295"/>
-        <location line="+97"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+323"/>
+        <location line="+316"/>
+        <location line="+98"/>
         <source>no prediction: remote</source>
         <translation>无预测：远程</translation>
     </message>
     <message>
-        <location line="-360"/>
+        <location line="-382"/>
         <source>The server lists no models.</source>
         <translation>服务器没有列出任何模型。</translation>
     </message>
@@ -4806,12 +4806,22 @@
         <translation>正在读取模型文件…</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <source>Redrawn about %1 times a second while the model answers: llama.cpp&apos;s threads take every CPU, and drawing more often would slow down the speed being measured.</source>
-        <translation>模型作答时每秒约重绘 %1 次：llama.cpp 的线程占用了全部 CPU，画得更频繁会拖慢正在测量的速度。</translation>
+        <location line="+17"/>
+        <source>Redrawn about %1 times a second while the model answers: llama.cpp&apos;s threads take every CPU, and drawing more often would slow down the speed being measured (Settings: Live plots).</source>
+        <translation>模型作答时每秒约重绘 %1 次：llama.cpp 的线程占用了全部 CPU，画得更频繁会拖慢正在测量的速度（设置：实时图表）。</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+6"/>
+        <source>Redrawn about %1 times a second while the model answers (Settings: Live plots).</source>
+        <translation>模型作答时每秒约重绘 %1 次（设置：实时图表）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>llama.cpp&apos;s threads take every CPU: redrawing at ~30 Hz slows down the speed being measured by a few percent (Settings: Live plots).</source>
+        <translation>llama.cpp 的线程占用了全部 CPU：以约 30 Hz 重绘会使测得的速度降低几个百分点（设置：实时图表）。</translation>
+    </message>
+    <message>
+        <location line="+75"/>
         <source>waiting for the hardware probe</source>
         <translation>正在等待硬件检测</translation>
     </message>
@@ -4837,7 +4847,7 @@
         <translation>仍然加载</translation>
     </message>
     <message>
-        <location line="+121"/>
+        <location line="+123"/>
         <source>loaded in %1</source>
         <translation>加载用时 %1</translation>
     </message>
@@ -4897,7 +4907,7 @@
         <translation>估算需要 %1 内存；可用 %2。</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Unloaded %1.</source>
         <translation>已卸载 %1。</translation>
     </message>
@@ -4977,12 +4987,12 @@
     <message>
         <location line="+24"/>
         <location line="+7"/>
-        <location line="+134"/>
+        <location line="+157"/>
         <source>Models folder</source>
         <translation>模型文件夹</translation>
     </message>
     <message>
-        <location line="-139"/>
+        <location line="-162"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
@@ -5093,7 +5103,32 @@
         <translation>主题</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+4"/>
+        <source>Automatic: ~30 Hz, ~5 Hz while llama.cpp uses every CPU</source>
+        <translation>自动：约 30 Hz；llama.cpp 占用全部 CPU 时约 5 Hz</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Smooth: ~30 Hz</source>
+        <translation>流畅：约 30 Hz</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Light: ~5 Hz</source>
+        <translation>轻量：约 5 Hz</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Live plots</source>
+        <translation>实时图表</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>How often the Playground redraws its plots and the streamed text while a model answers. Drawing takes CPU time from llama.cpp&apos;s threads when they use every CPU, and so lowers the speed being measured.</source>
+        <translation>模型作答时演练场重绘图表和流式文本的频率。当 llama.cpp 的线程占用全部 CPU 时，绘制会占用它们的 CPU 时间，从而降低测得的速度。</translation>
+    </message>
+    <message>
+        <location line="+28"/>
         <source>Set (from the %1 environment variable).</source>
         <translation>已设置（来自环境变量 %1）。</translation>
     </message>

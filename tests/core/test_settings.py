@@ -36,12 +36,17 @@ def test_round_trip_keeps_values_and_unknown_keys(scout_home: Path) -> None:
 def test_bad_values_fall_back_to_defaults_with_a_sentence(scout_home: Path) -> None:
     path = settings_mod.settings_path()
     path.parent.mkdir(parents=True)
-    path.write_text(json.dumps({"default_ctx": "big", "language": "fr", "kv_cache_type": "q8_0"}))
+    path.write_text(
+        json.dumps(
+            {"default_ctx": "big", "language": "fr", "kv_cache_type": "q8_0", "live_redraw": "60"}
+        )
+    )
     loaded, problems = load_settings_checked()
     assert loaded.default_ctx == Settings().default_ctx
     assert loaded.language == ""
     assert loaded.kv_cache_type == "q8_0"
-    assert len(problems) == 2
+    assert loaded.live_redraw == "auto"
+    assert len(problems) == 3
     assert any("default_ctx" in p for p in problems)
 
 

@@ -18,7 +18,7 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontInfo, QTextCursor
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from desktop.core.engine import Answer, RunReport
@@ -465,6 +465,26 @@ def test_a_saved_transcript_has_the_settings_and_the_metrics(
     assert "Name three colours." not in page.transcript.toPlainText()
 
 
+def choose_live_redraw(window: MainWindow, key: str) -> None:
+    """Pick the Live plots setting on the Settings page, as a person does."""
+    combo = window.pages["settings"].findChild(QComboBox, "liveRedrawCombo")
+    assert isinstance(combo, QComboBox)
+    index = combo.findData(key)
+    assert index >= 0
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+    assert window.state.settings.live_redraw == key
+
+
+def answer_drawn_every(qtbot: QtBot, page: PlaygroundPage, prompt: str) -> int | None:
+    """Ask ``prompt``; how often the page drew while the answer ran (ms)."""
+    with qtbot.waitSignal(page.answer_finished, timeout=ANSWER_MS):
+        assert page.send(prompt)
+        assert page.phase == "generating"
+        interval = page.drawing_interval_ms
+    return interval
+
+
 @pytest.mark.e2e
 def test_answers_on_threads_that_take_every_cpu_are_drawn_less_often(
     qtbot: QtBot, window: MainWindow, smollm2_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -478,31 +498,38 @@ def test_answers_on_threads_that_take_every_cpu_are_drawn_less_often(
     note = page.plots.note
     assert note.isVisibleTo(page)
     assert "5 times a second" in note.text()
+    assert "every CPU" in note.text()
     assert page.drawing_interval_ms == IDLE_TICK_MS  # waiting: memory readings only
-    page.chat_settings.max_tokens.setValue(64)
+    page.chat_settings.max_tokens.setValue(48)
     page.chat_settings.temperature.setValue(0.0)
     tick = page.findChild(QTimer, "playgroundTick")
     assert isinstance(tick, QTimer)
     ticks: list[float] = []
     tick.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    with qtbot.waitSignal(page.answer_finished, timeout=ANSWER_MS):
-        assert page.send("Write a short poem about the sea.")
-        assert page.phase == "generating"
-        assert page.drawing_interval_ms == SPARING_TICK_MS
+    assert answer_drawn_every(qtbot, page, "Write a short poem about the sea.") == SPARING_TICK_MS
+    tick.timeout.disconnect()
     # Drawn all the same, in steps: a point of the tokens/s plot per batch of tokens the worker
     # sent (every 40 ms), not per redraw.
     assert ticks
     assert page.plots.speed_points > len(ticks)
     assert page.last_answer is not None
     assert page.last_answer.text.strip()[:10] in page.transcript.toPlainText()
-    # One CPU more than the threads (the OS's answer, faked): the window draws at ~30 Hz.
+    # The Live plots setting "smooth": ~30 Hz all the same, with a warning under the plots.
+    choose_live_redraw(window, "smooth")
+    assert "~30 Hz" in note.text()
+    assert answer_drawn_every(qtbot, page, "Name three colours.") == ACTIVE_TICK_MS
+    # Back to "auto", with one CPU more than the threads (the OS's answer, faked): ~30 Hz.
+    choose_live_redraw(window, "auto")
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(every_cpu + 1)))
     with qtbot.waitSignal(page.model_loaded, timeout=LOAD_MS):
         assert page.load(confirm=False)
     assert not note.isVisibleTo(page)
-    with qtbot.waitSignal(page.answer_finished, timeout=ANSWER_MS):
-        assert page.send("Name three colours.")
-        assert page.drawing_interval_ms == ACTIVE_TICK_MS
+    assert answer_drawn_every(qtbot, page, "Name three fruits.") == ACTIVE_TICK_MS
+    # "light": ~5 Hz even with a CPU to spare, and said so.
+    choose_live_redraw(window, "light")
+    assert note.isVisibleTo(page)
+    assert "5 times a second" in note.text()
+    assert answer_drawn_every(qtbot, page, "Name three birds.") == SPARING_TICK_MS
     page.unload()
     assert not note.isVisibleTo(page)
     assert page.drawing_interval_ms is None

@@ -12,8 +12,10 @@ Drawing (STYLE.md: pull, don't push): the engine's threads only fill the session
 timer drains it — every 33 ms while a model loads or answers, every 500 ms while it waits
 (memory keeps moving) — and draws the transcript and the plots once per tick. Text figures
 refresh every 500 ms. While an answer runs on llama.cpp threads that take every CPU this process
-may use, the tick is 200 ms (and the plots say so): the window's drawing then comes out of the
-threads' time, and at ~30 Hz it slowed the answer being measured by ~8% (benchmarks/RESULTS.md).
+may use, the tick is 200 ms (and the plots say so; the Live plots setting can choose ~30 or ~5 Hz
+always): the window's drawing then comes out of the threads' time, and at ~30 Hz it slowed the
+answer being measured by ~8% (benchmarks/RESULTS.md). The tokens/s plot gets a point per batch of
+tokens either way.
 
 The model can also run behind an OpenAI-compatible server (the load panel's Source): Connect
 checks that the server answers and serves the model, and the chat streams from it into the same
@@ -135,7 +137,8 @@ class PlaygroundPage(QWidget):
         self._last_memory: ProcessMemory | None = None
         self._shown_system: str | None = None
         self._label = ""
-        self._sparing = False  # the loaded model's threads take every CPU we may use
+        self._threads: int | None = None  # llama.cpp threads of the local model loaded
+        self._sparing = False  # draw at SPARING_TICK_MS while it answers (_update_sparing)
         self._closed = False
         self._resolver: LatestOnly[ModelFacts] = LatestOnly(
             self._on_model_resolved, self._on_model_failed
@@ -239,6 +242,7 @@ class PlaygroundPage(QWidget):
         self.state.profile_changed.connect(self._on_state_profile_changed)
         self.state.library_changed.connect(self.reload_models)
         self.state.engine_changed.connect(self._on_state_engine_changed)
+        self.state.settings_changed.connect(self._on_state_settings_changed)
         self._on_state_engine_changed()
 
     # -- persistence ------------------------------------------------------------------------------
@@ -410,20 +414,40 @@ class PlaygroundPage(QWidget):
         self.load_panel.set_prediction_text(self.tr("Reading the model file…"))
         self._resolver.submit(work)
 
-    def _set_sparing(self, sparing: bool) -> None:
-        """Draw less often during answers (``SPARING_TICK_MS``) when llama.cpp's threads take
-        every CPU this process may use: each millisecond the window draws then stalls them (and
-        the measured speed); the plots say why they move in steps."""
-        self._sparing = sparing
-        hz = round(1000 / SPARING_TICK_MS)
-        self.plots.set_note(
-            self.tr(
-                "Redrawn about %1 times a second while the model answers: llama.cpp's threads "
-                "take every CPU, and drawing more often would slow down the speed being measured."
-            ).replace("%1", str(hz))
-            if sparing
-            else ""
+    def _update_sparing(self) -> None:
+        """Draw less often during answers (``SPARING_TICK_MS``) as the Live plots setting says:
+        "auto" does when llama.cpp's threads take every CPU this process may use (each
+        millisecond the window draws then stalls them, and the speed being measured), "light"
+        always, "smooth" never. The plots say why they move in steps, or warn."""
+        mode = self.state.settings.live_redraw
+        every_cpu = self._threads is not None and self._threads >= usable_cpus()
+        self._sparing = self._threads is not None and (
+            mode == "light" or (mode == "auto" and every_cpu)
         )
+        hz = str(round(1000 / SPARING_TICK_MS))
+        note = ""
+        if self._sparing and mode == "auto":
+            note = self.tr(
+                "Redrawn about %1 times a second while the model answers: llama.cpp's threads "
+                "take every CPU, and drawing more often would slow down the speed being "
+                "measured (Settings: Live plots)."
+            ).replace("%1", hz)
+        elif self._sparing:
+            note = self.tr(
+                "Redrawn about %1 times a second while the model answers (Settings: Live plots)."
+            ).replace("%1", hz)
+        elif every_cpu:
+            note = self.tr(
+                "llama.cpp's threads take every CPU: redrawing at ~30 Hz slows down the speed "
+                "being measured by a few percent (Settings: Live plots)."
+            )
+        self.plots.set_note(note)
+        if self.phase == "generating":
+            self._set_phase(self.phase)  # the tick follows at once
+
+    def _on_state_settings_changed(self, _settings: object) -> None:
+        if not self._closed:
+            self._update_sparing()
 
     @property
     def drawing_interval_ms(self) -> int | None:
@@ -604,7 +628,8 @@ class PlaygroundPage(QWidget):
         self._end_worker()
         self.error_banner.hide_error()
         self._label = endpoint.label
-        self._set_sparing(False)  # the server's threads are not ours to spare
+        self._threads = None  # the server's threads are not ours to spare
+        self._update_sparing()
         self.last_answer = None
         now = time.perf_counter()
         self.plots.start_clock(now)
@@ -645,7 +670,8 @@ class PlaygroundPage(QWidget):
         self._end_worker()
         self.error_banner.hide_error()
         self._label = model.label
-        self._set_sparing((settings.n_threads or self._physical_cores()) >= usable_cpus())
+        self._threads = settings.n_threads or self._physical_cores()
+        self._update_sparing()
         now = time.perf_counter()
         self.plots.start_clock(now)
         self.plots.begin_phase("load", now)
@@ -742,7 +768,8 @@ class PlaygroundPage(QWidget):
         if self.phase not in ("loading", "ready", "generating"):
             return
         self._end_worker()
-        self._set_sparing(False)
+        self._threads = None
+        self._update_sparing()
         self.transcript.add_note(self.tr("Unloaded %1.").replace("%1", self._label))
         self._set_phase("empty")
 
@@ -1096,6 +1123,7 @@ class PlaygroundPage(QWidget):
             (self.state.profile_changed, self._on_state_profile_changed),
             (self.state.library_changed, self.reload_models),
             (self.state.engine_changed, self._on_state_engine_changed),
+            (self.state.settings_changed, self._on_state_settings_changed),
         ):
             try:
                 signal.disconnect(slot)

@@ -160,6 +160,29 @@ class SettingsPage(QWidget):
         self.theme.setCurrentIndex(max(self.theme.findData(settings.theme), 0))
         self.theme.activated.connect(lambda i: self._save(theme=self.theme.itemData(i)))
         form.addRow(self._label(self.tr("Theme"), self.theme), self.theme)
+        self.live_redraw = QComboBox()
+        self.live_redraw.setObjectName("liveRedrawCombo")
+        for key, text in (
+            ("auto", self.tr("Automatic: ~30 Hz, ~5 Hz while llama.cpp uses every CPU")),
+            ("smooth", self.tr("Smooth: ~30 Hz")),
+            ("light", self.tr("Light: ~5 Hz")),
+        ):
+            self.live_redraw.addItem(text, key)
+        self.live_redraw.setCurrentIndex(max(self.live_redraw.findData(settings.live_redraw), 0))
+        self.live_redraw.activated.connect(
+            lambda i: self._save(live_redraw=self.live_redraw.itemData(i))
+        )
+        form.addRow(self._label(self.tr("Live plots"), self.live_redraw), self.live_redraw)
+        form.addRow(
+            "",
+            self._hint(
+                self.tr(
+                    "How often the Playground redraws its plots and the streamed text while a "
+                    "model answers. Drawing takes CPU time from llama.cpp's threads when they use "
+                    "every CPU, and so lowers the speed being measured."
+                )
+            ),
+        )
         self.message = QLabel()
         self.message.setObjectName("settingsMessage")
         self.message.setWordWrap(True)
@@ -176,6 +199,8 @@ class SettingsPage(QWidget):
         label = QLabel(text)
         label.setWordWrap(True)
         label.setEnabled(False)
+        # Right under its field: a wrapped label's row can be laid out taller than its text.
+        label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         return label
 
     def token_text(self) -> str:
