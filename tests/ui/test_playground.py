@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -86,6 +87,15 @@ def streamed_answer(qtbot: QtBot, window: MainWindow, model: Path) -> Playground
     page.chat_settings.set_system("You are a helpful assistant.")
     ask(qtbot, page, "Write a short poem about the sea, in Markdown, with a title.", max_tokens=96)
     return page
+
+
+def shows_answer(page: PlaygroundPage, text: str, words: int = 4) -> bool:
+    """Whether the transcript shows the answer ``text``: its first ``words`` words in a row.
+    (The view renders Markdown: a blank line or ``**`` in the raw text is not in its plain
+    text.)"""
+    wanted = re.findall(r"\w+", text)[:words]
+    shown = " ".join(re.findall(r"\w+", page.transcript.toPlainText()))
+    return bool(wanted) and " ".join(wanted) in shown
 
 
 def worker_children() -> list[psutil.Process]:
@@ -299,7 +309,7 @@ def test_escape_stops_within_a_second_and_keeps_the_partial_answer(
     answer = finished.args[0]
     assert answer.finish_reason == "cancelled"
     assert answer.text
-    assert answer.text.strip()[:20] in page.transcript.toPlainText()
+    assert shows_answer(page, answer.text)
     assert "stopped" in page.chat.answer_label.text()
     assert page.conversation is not None
     assert page.conversation.turns[-1].finish_reason == "cancelled"
@@ -362,8 +372,7 @@ def test_a_killed_worker_shows_the_error_keeps_the_transcript_and_reloads(
     banner.details_button.click()
     assert banner.details.isVisible()
     assert banner.details.toPlainText().strip()
-    plain = page.transcript.toPlainText()
-    assert first.text.strip()[:10] in plain  # the transcript stays
+    assert shows_answer(page, first.text)  # the transcript stays
     assert page.conversation is not None
     assert page.conversation.turns[-1].finish_reason == "crashed"  # the partial answer too
     assert not page.chat.send_button.isEnabled()
@@ -513,7 +522,7 @@ def test_answers_on_threads_that_take_every_cpu_are_drawn_less_often(
     assert ticks
     assert page.plots.speed_points > len(ticks)
     assert page.last_answer is not None
-    assert page.last_answer.text.strip()[:10] in page.transcript.toPlainText()
+    assert shows_answer(page, page.last_answer.text)
     # The Live plots setting "smooth": ~30 Hz all the same, with a warning under the plots.
     choose_live_redraw(window, "smooth")
     assert "~30 Hz" in note.text()
