@@ -4987,12 +4987,12 @@
     <message>
         <location line="+24"/>
         <location line="+7"/>
-        <location line="+157"/>
+        <location line="+164"/>
         <source>Models folder</source>
         <translation>模型文件夹</translation>
     </message>
     <message>
-        <location line="-162"/>
+        <location line="-169"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
@@ -5073,17 +5073,17 @@
         <translation>默认上下文</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>System language</source>
         <translation>跟随系统语言</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
         <source>Language</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
@@ -5098,12 +5098,12 @@
         <translation>深色</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+3"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Automatic: ~30 Hz, ~5 Hz while llama.cpp uses every CPU</source>
         <translation>自动：约 30 Hz；llama.cpp 占用全部 CPU 时约 5 Hz</translation>
     </message>
@@ -5118,7 +5118,7 @@
         <translation>轻量：约 5 Hz</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+3"/>
         <source>Live plots</source>
         <translation>实时图表</translation>
     </message>
@@ -5128,7 +5128,7 @@
         <translation>模型作答时演练场重绘图表和流式文本的频率。当 llama.cpp 的线程占用全部 CPU 时，绘制会占用它们的 CPU 时间，从而降低测得的速度。</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+41"/>
         <source>Set (from the %1 environment variable).</source>
         <translation>已设置（来自环境变量 %1）。</translation>
     </message>

@@ -141,36 +141,30 @@ class SettingsPage(QWidget):
         form.addRow(self._label(self.tr("Default context"), self.context), self.context)
 
         # look
-        self.language = QComboBox()
-        self.language.setObjectName("languageCombo")
-        self.language.addItem(self.tr("System language"), "")
-        self.language.addItem("English", "en")
-        self.language.addItem("简体中文", "zh_CN")
-        self.language.setCurrentIndex(max(self.language.findData(settings.language), 0))
-        self.language.activated.connect(lambda i: self._save(language=self.language.itemData(i)))
+        self.language = self._choices(
+            "languageCombo",
+            "language",
+            (("", self.tr("System language")), ("en", "English"), ("zh_CN", "简体中文")),
+        )
         form.addRow(self._label(self.tr("Language"), self.language), self.language)
-        self.theme = QComboBox()
-        self.theme.setObjectName("themeCombo")
-        for key, text in (
-            ("system", self.tr("Follow the system")),
-            ("light", self.tr("Light")),
-            ("dark", self.tr("Dark")),
-        ):
-            self.theme.addItem(text, key)
-        self.theme.setCurrentIndex(max(self.theme.findData(settings.theme), 0))
-        self.theme.activated.connect(lambda i: self._save(theme=self.theme.itemData(i)))
+        self.theme = self._choices(
+            "themeCombo",
+            "theme",
+            (
+                ("system", self.tr("Follow the system")),
+                ("light", self.tr("Light")),
+                ("dark", self.tr("Dark")),
+            ),
+        )
         form.addRow(self._label(self.tr("Theme"), self.theme), self.theme)
-        self.live_redraw = QComboBox()
-        self.live_redraw.setObjectName("liveRedrawCombo")
-        for key, text in (
-            ("auto", self.tr("Automatic: ~30 Hz, ~5 Hz while llama.cpp uses every CPU")),
-            ("smooth", self.tr("Smooth: ~30 Hz")),
-            ("light", self.tr("Light: ~5 Hz")),
-        ):
-            self.live_redraw.addItem(text, key)
-        self.live_redraw.setCurrentIndex(max(self.live_redraw.findData(settings.live_redraw), 0))
-        self.live_redraw.activated.connect(
-            lambda i: self._save(live_redraw=self.live_redraw.itemData(i))
+        self.live_redraw = self._choices(
+            "liveRedrawCombo",
+            "live_redraw",
+            (
+                ("auto", self.tr("Automatic: ~30 Hz, ~5 Hz while llama.cpp uses every CPU")),
+                ("smooth", self.tr("Smooth: ~30 Hz")),
+                ("light", self.tr("Light: ~5 Hz")),
+            ),
         )
         form.addRow(self._label(self.tr("Live plots"), self.live_redraw), self.live_redraw)
         form.addRow(
@@ -189,6 +183,17 @@ class SettingsPage(QWidget):
         outer.addWidget(self.message)
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _choices(self, name: str, setting: str, choices: tuple[tuple[str, str], ...]) -> QComboBox:
+        """A combo box of (value, text) choices for the setting ``setting``, showing its current
+        value and saving the one picked."""
+        combo = QComboBox()
+        combo.setObjectName(name)
+        for value, text in choices:
+            combo.addItem(text, value)
+        combo.setCurrentIndex(max(combo.findData(getattr(self.state.settings, setting)), 0))
+        combo.activated.connect(lambda i: self._save(**{setting: combo.itemData(i)}))
+        return combo
 
     def _label(self, text: str, buddy: QWidget) -> QLabel:
         label = QLabel(text)
