@@ -19,7 +19,6 @@ from desktop.core import paths
 from desktop.core.errors import LibraryError, ScoutError
 from desktop.core.gguf import GGUFInfo, read_gguf, read_gguf_split
 from desktop.core.library import Library, ScanRoot
-from desktop.core.library.store import SCHEMA_VERSION
 from tests.fixtures.library_files import link, ollama_manifest, write_tiny
 from tests.fixtures.tiny_models import write_broken_files
 
@@ -292,8 +291,7 @@ def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "library.db"
     Library(db).close()
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
-    conn.commit()
+    conn.execute("PRAGMA user_version = 2")
     conn.close()
     with pytest.raises(LibraryError, match="newer LLM Scout"):
         Library(db)
