@@ -51,8 +51,6 @@ def test_bad_values_fall_back_to_defaults_with_a_sentence(scout_home: Path) -> N
     assert any("default_ctx" in str(p) and '"big"' in str(p) for p in problems)
 
 
-
-
 def test_save_refuses_invalid_values_and_leaves_old_file(scout_home: Path) -> None:
     save_settings(Settings(default_ctx=2048))
     with pytest.raises(SettingsError, match="max_parallel_downloads"):
@@ -98,11 +96,13 @@ def test_a_file_that_cannot_be_read_is_moved_aside_once_and_defaults_used(
     assert loaded == Settings()
     assert [p.kind for p in problems] == ["unreadable"]
     kept = problems[0].kept
-    assert kept is not None and kept.parent == path.parent
+    assert kept is not None
+    assert kept.parent == path.parent
     assert kept.name.startswith("settings.json.broken-")
     assert kept.read_bytes() == UNREADABLE[name]  # kept whole, never deleted
     assert not path.exists()
-    assert str(kept) in str(problems[0]) and "defaults are used" in str(problems[0])
+    assert str(kept) in str(problems[0])
+    assert "defaults are used" in str(problems[0])
     # told once: the next read finds no file, and the first save keeps the copy
     assert load_settings_checked() == (Settings(), [])
     save_settings(Settings(theme="dark"))
@@ -198,14 +198,16 @@ def test_a_file_from_a_newer_version_is_used_and_copied_before_it_is_changed(
     text = json.dumps({settings_mod.VERSION_KEY: 99, "theme": "dark", "future": {"a": 1}})
     path.write_text(text)
     loaded, problems = load_settings_checked()
-    assert loaded.theme == "dark" and loaded.extra == {"future": {"a": 1}}
+    assert loaded.theme == "dark"
+    assert loaded.extra == {"future": {"a": 1}}
     assert [(p.kind, p.detail) for p in problems] == [("newer", "99")]
     assert path.read_text() == text  # reading changes nothing
     save_settings(replace_theme(loaded, "light"))
     kept = list(path.parent.glob("settings.json.broken-*"))
     assert [k.read_text() for k in kept] == [text]
     saved = json.loads(path.read_text())
-    assert saved["future"] == {"a": 1} and saved["theme"] == "light"
+    assert saved["future"] == {"a": 1}
+    assert saved["theme"] == "light"
     assert saved[settings_mod.VERSION_KEY] == len(settings_mod.MIGRATIONS)
 
 

@@ -167,9 +167,11 @@ def test_damage_found_at_opening_sets_the_file_aside_kept_and_recovers_the_rest(
     assert len(notices) == 1
     notice = notices[0]
     assert (notice.store, notice.path, notice.recovered) == ("things", path, 300)
-    assert str(notice.kept) in notice.sentence() and "300 row(s)" in notice.sentence()
+    assert str(notice.kept) in notice.sentence()
+    assert "300 row(s)" in notice.sentence()
     logged = [r for r in caplog.records if r.levelno == logging.WARNING and r.exc_info]
-    assert len(logged) == 1 and str(kept[0]) in logged[0].getMessage()
+    assert len(logged) == 1
+    assert str(kept[0]) in logged[0].getMessage()
     assert not sqlite_sees_damage(path)
 
 
@@ -195,7 +197,8 @@ def test_damage_found_by_a_later_query_sets_it_aside_there_and_runs_the_query_ag
     rows = store.read("SELECT id, name FROM parent ORDER BY id")  # no error reaches the caller
     assert [r["id"] for r in rows] == [1, 2, 3]
     assert rows[1]["name"] == "caf\ufffd \ufffd"  # recovered, mended
-    assert len(notices) == 1 and "Could not decode" in notices[0].reason
+    assert len(notices) == 1
+    assert "Could not decode" in notices[0].reason
     store.read("SELECT * FROM parent")
     store.close()
     assert len(notices) == 1  # told once
@@ -217,7 +220,8 @@ def test_a_damaged_page_loses_its_rows_only_and_orphans_are_resolved(tmp_path: P
         "SELECT COUNT(*) FROM dbstat WHERE name = 'parent' AND pageno = ?", (leaves[1],)
     ).fetchone()
     conn.close()
-    assert len(pages) > 3 and on_page is not None
+    assert len(pages) > 3
+    assert on_page is not None
     flip_page(path, leaves[1])
     with Store(path, SCHEMA) as store:
         parents = count(store, "parent")
@@ -348,7 +352,7 @@ def test_handles_of_one_file_share_one_connection_and_a_write_is_all_or_nothing(
         second.execute("INSERT INTO parent (id, name) VALUES (2, 'b')")  # joins the transaction
         raise ValueError("stop")
 
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="stop"):
         first.write(half)
     assert count(second, "parent") == 0
     fill(first, 2)
@@ -405,4 +409,5 @@ def test_a_folder_where_the_file_should_be_is_a_sentence_and_nothing_moves(
     with pytest.raises(ThingError, match="cannot be used") as caught:
         Store(path, SCHEMA)
     assert caught.value.kind == "things"
-    assert path.is_dir() and notices == []
+    assert path.is_dir()
+    assert notices == []

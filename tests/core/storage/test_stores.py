@@ -126,7 +126,8 @@ def test_text_that_is_not_utf8_is_found_by_a_later_query(
         listed = kind.listed(store)
     finally:
         store.close()
-    assert len(notices) == 1 and "Could not decode" in notices[0].reason
+    assert len(notices) == 1
+    assert "Could not decode" in notices[0].reason
     if kind.name == "history":
         assert listed == 60  # every row was readable: all recovered (the bad text mended)
     else:
@@ -140,7 +141,8 @@ def test_what_comes_back_after_damage(kind: Kind, tmp_path: Path) -> None:
     try:
         if kind.name == "history":
             outputs = [r.output for r in store.runs(limit=1000)]
-            assert len(outputs) == 60 and sum("\ufffd" in o for o in outputs) == 1
+            assert len(outputs) == 60
+            assert sum("\ufffd" in o for o in outputs) == 1
         else:
             imported = sorted(e.path.name for e in store.entries())
             assert imported == [f"i{i}.gguf" for i in range(5)]
