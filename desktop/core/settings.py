@@ -256,9 +256,11 @@ def _within(value: Any, bound: Any) -> bool:
 
 
 def load_settings(path: Path | None = None) -> Settings:
+    """The settings, problems logged only (a front end tells them once, from the
+    :class:`~desktop.core.workspace.Workspace` it read at start)."""
     settings, problems = load_settings_checked(path)
     for problem in problems:
-        log.warning("%s", problem)
+        log.info("%s", problem)
     return settings
 
 

@@ -201,3 +201,33 @@ def test_a_new_comparison_after_damage(capsys: pytest.CaptureFixture[str]) -> No
     assert [row["status"] for row in json.loads(out)["rows"]] == ["ok", "ok"]
     with History.open() as history:
         assert history.comparison(json.loads(out)["comparison"]["id"]).summary.n_answers == 2
+
+
+# -- the settings file --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("deeply nested", b"[" * 100_000 + b"]" * 100_000),  # RecursionError, before
+        ("a 5,000-digit integer", b'{"default_ctx": ' + b"1" * 5000 + b"}"),  # ValueError
+        ("invalid JSON", b'{"theme": "dark"'),
+    ],
+)
+def test_a_settings_file_that_cannot_be_read_is_kept_aside_and_told_once(
+    capsys: pytest.CaptureFixture[str], name: str, content: bytes
+) -> None:
+    path = paths.config_dir(ensure=True) / "settings.json"
+    path.write_bytes(content)
+    code, _out, err = run(capsys, "library", "--json")
+    assert code == 0
+    kept = list(path.parent.glob("settings.json.broken-*"))
+    assert len(kept) == 1
+    assert kept[0].read_bytes() == content
+    lines = [line for line in err.splitlines() if "settings file" in line]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"llm-scout: The settings file {path} could not be read (")
+    assert lines[0].endswith(f"; it was moved to {kept[0]} and the defaults are used.")
+    code, _out, err = run(capsys, "library", "--json")
+    assert code == 0
+    assert "settings file" not in err  # told once

@@ -184,6 +184,20 @@ class _Shared:
         with _checked_lock:
             _checked.add(state)
 
+    def close(self) -> None:
+        """Close the connection. SQLite's checkpoint on closing changes the file's time: its
+        new state is as checked as the one opened (the next opening here skips the check)."""
+        if self.conn is None:
+            return
+        self.conn.close()
+        self.conn = None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return
+        with _checked_lock:
+            _checked.add((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+
     # -- damage --------------------------------------------------------------------------------
 
     def set_aside(self, cause: BaseException, generation: int) -> None:
@@ -303,12 +317,12 @@ class Store:
         self._shared = None
         with _registry_lock:
             shared.users -= 1
-            if shared.users == 0:
+            last = shared.users == 0
+            if last:
                 _registry.pop(self._key, None)
-                with shared.lock:
-                    if shared.conn is not None:
-                        shared.conn.close()
-                        shared.conn = None
+        if last:
+            with shared.lock:
+                shared.close()
 
     def __enter__(self) -> Store:
         return self
