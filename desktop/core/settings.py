@@ -173,8 +173,10 @@ def _read(path: Path) -> dict[str, Any]:
         raise _Unreadable(f"not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
     except RecursionError as exc:
         raise _Unreadable("nested too deeply") from exc
-    except ValueError as exc:  # JSONDecodeError, or an integer too long to convert
+    except json.JSONDecodeError as exc:
         raise _Unreadable(str(exc)) from exc
+    except ValueError as exc:  # Python's limit on the digits of an integer it converts
+        raise _Unreadable("a number with more digits than can be read") from exc
     if not isinstance(raw, dict):
         raise _Unreadable(f"a JSON {type(raw).__name__}, not an object")
     return raw
