@@ -141,6 +141,11 @@ class _Shared:
                     if self.conn is not None:
                         return
                     continue
+                if problem == "other":  # a file that is not this store's, or a bug in a script
+                    log.warning("cannot open %s", self.path, exc_info=exc)
+                    raise self.schema.error(
+                        f"The {self.schema.name} database {self.path} cannot be opened: {exc}."
+                    ) from exc
                 raise self.failure(exc, problem) from exc
 
     def _connect(self) -> sqlite3.Connection:
