@@ -71,6 +71,7 @@ def test_library_after_damage_lists_again_with_the_imported_files(
     assert str(kept[0]) in err
     names = {Path(e["path"]).name for e in json.loads(out)["entries"]}
     assert {"i0.gguf", "i1.gguf"} <= names  # imported files: no scan would find them again
+    assert {f"m{i}.gguf" for i in range(12)} <= names  # started anew: every folder scanned
     code, out, err = run(capsys, "library", "--json")
     assert (code, told(err, "library")) == (0, [])  # told once
 
