@@ -30,6 +30,7 @@ from desktop.commands import (
 from desktop.commands.common import Parser
 from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
+from desktop.core.storage import StoreNotice, add_notice_listener
 
 # Command modules, in the order `--help` lists them.
 COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui)
@@ -66,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
+    stop_telling = add_notice_listener(_tell)
     try:
         code = int(handler(args))
         sys.stdout.flush()
@@ -81,6 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("llm-scout: interrupted.\n")
         return 130
+    finally:
+        stop_telling()
+
+
+def _tell(notice: StoreNotice) -> None:
+    """A damaged database was set aside: one line on stderr (the log has the details)."""
+    sys.stderr.write(f"llm-scout: {notice.sentence()}\n")
+    sys.stderr.flush()
 
 
 def _sentence(message: str) -> str:

@@ -60,8 +60,11 @@ class Controller:
         app.aboutToQuit.connect(self.shutdown)
 
     def start(self) -> None:
-        """Show the window and begin the background work it waits for."""
+        """Show the window (with what the settings file held that could not be used, told
+        once) and begin the background work it waits for."""
         self.window.show()
+        self.window.tell_settings_problems(self.state.workspace.settings_problems)
+        self.state.workspace.settings_problems = ()
         QTimer.singleShot(0, self.state.probe_this_machine)
         QTimer.singleShot(0, self.state.probe_engine)
 

@@ -9,6 +9,7 @@ into the library.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
@@ -30,9 +31,12 @@ from PySide6.QtWidgets import (
 from desktop.core.download import DownloadState
 from desktop.core.errors import ScoutError
 from desktop.core.hardware import HardwareProfile
+from desktop.core.settings import SettingsProblem
+from desktop.core.storage import StoreNotice
 from desktop.ui import format as fmt
 from desktop.ui.errors import show_error
 from desktop.ui.heap import freeze_heap
+from desktop.ui.notices import NoticeBox, settings_problem_text, store_notice_text
 from desktop.ui.pages.models import ModelsPage
 from desktop.ui.pages.registry import PageSpec, page_specs
 from desktop.ui.state import THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
@@ -61,6 +65,9 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.setMinimumSize(QSize(960, 600))
         self.pages: dict[str, QWidget] = {}
+        # Before the pages: their first work (a scan, an estimate) may find a damaged database.
+        self.notices = NoticeBox(self)
+        state.store_damaged.connect(self._on_state_store_damaged)
         self._specs: list[PageSpec] = page_specs()
         self._build_toolbar()
         self._build_body()
@@ -399,6 +406,22 @@ class MainWindow(QMainWindow):
 
     def _on_state_problem(self, kind: str, message: str) -> None:
         self.statusBar().showMessage(message, 10_000)
+
+    def _on_state_store_damaged(self, notice: StoreNotice) -> None:
+        """Told once; a library set aside is rebuilt at once by a scan of every folder (from
+        the event loop: the pages may still be being built)."""
+        self.notices.tell(store_notice_text(notice))
+        if notice.store == "library":
+            QTimer.singleShot(0, self._rescan_library)
+
+    def _rescan_library(self) -> None:
+        rescan = getattr(self.pages.get("library"), "rescan", None)
+        if rescan is not None:
+            rescan()
+
+    def tell_settings_problems(self, problems: Sequence[SettingsProblem]) -> None:
+        for problem in problems:
+            self.notices.tell(settings_problem_text(problem))
 
     # -- drops --------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from desktop.core import paths
 from desktop.core.download import DownloadManager
@@ -22,6 +23,7 @@ from desktop.core.errors import ScoutError
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile, list_profiles, load_profile, probe
 from desktop.core.library import ModelResolver
 from desktop.core.settings import Settings, save_settings
+from desktop.core.storage import StoreNotice, add_notice_listener
 from desktop.core.workspace import Workspace
 from desktop.ui.workers import TaskControl, run_task
 
@@ -42,6 +44,9 @@ class AppState(QObject):
         downloads_changed(): a job was added or finished (progress is pulled on a timer).
         engine_changed(): the llama.cpp build of the workers is known (``engine``).
         problem(str, str): something failed in the background: (error kind, one sentence).
+        store_damaged(object): a :class:`~desktop.core.storage.StoreNotice`: a damaged
+            database was set aside and a new one started (announced on any thread, delivered
+            on the GUI thread).
     """
 
     settings_changed = Signal(object)
@@ -50,6 +55,7 @@ class AppState(QObject):
     downloads_changed = Signal()
     engine_changed = Signal()
     problem = Signal(str, str)
+    store_damaged = Signal(object)
 
     def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -64,6 +70,12 @@ class AppState(QObject):
         self._retired: list[DownloadManager] = []
         self._titles: dict[str, str] | None = None  # replaced managers: their jobs stay listed
         self.library_changed.connect(self._forget_resolver)
+        self._stop_listening = add_notice_listener(self._on_store_notice)
+
+    def _on_store_notice(self, notice: StoreNotice) -> None:
+        """From whichever thread found the damage: the signal crosses to the GUI thread."""
+        if isValid(self):
+            self.store_damaged.emit(notice)
 
     # -- settings ------------------------------------------------------------------------------
 
@@ -227,6 +239,7 @@ class AppState(QObject):
 
     def close(self) -> None:
         """Pause running downloads (their partials resume next time)."""
+        self._stop_listening()
         if self._downloads is not None:
             self._downloads.close()
             self._downloads = None

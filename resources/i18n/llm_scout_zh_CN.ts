@@ -1613,12 +1613,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+122"/>
+        <location line="+133"/>
         <source>The model file is incomplete</source>
         <translation>模型文件不完整</translation>
     </message>
     <message>
-        <location line="-121"/>
+        <location line="-132"/>
         <source>The file is not a valid GGUF model</source>
         <translation>该文件不是有效的 GGUF 模型</translation>
     </message>
@@ -1824,6 +1824,21 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>The library was written by a newer version</source>
+        <translation>模型库由更新版本的程序写入</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The library database is damaged</source>
+        <translation>模型库数据库已损坏</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The library database is busy</source>
+        <translation>模型库数据库正被占用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Model not found</source>
         <translation>找不到模型</translation>
     </message>
@@ -1906,6 +1921,16 @@
         <location line="+3"/>
         <source>Not in the history</source>
         <translation>不在历史记录中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The history database is damaged</source>
+        <translation>历史记录数据库已损坏</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The history database is busy</source>
+        <translation>历史记录数据库正被占用</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -4003,13 +4028,13 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/ui/app.py" line="+96"/>
+        <location filename="../../desktop/ui/app.py" line="+99"/>
         <source>llama.cpp: the engine could not be started</source>
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
     <message>
-        <location filename="../../desktop/ui/main_window.py" line="+59"/>
-        <location line="+41"/>
+        <location filename="../../desktop/ui/main_window.py" line="+63"/>
+        <location line="+44"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -4741,6 +4766,54 @@
         <location line="+30"/>
         <source>No estimate: %1</source>
         <translation>无法估算：%1</translation>
+    </message>
+</context>
+<context>
+    <name>Notices</name>
+    <message>
+        <location filename="../../desktop/ui/notices.py" line="+21"/>
+        <source>The history database was damaged (%1). It was moved to %2, and a new history was started with the %3 rows that could still be read.</source>
+        <translation>历史记录数据库已损坏（%1）。它已被移到 %2，并已用仍可读取的 %3 行数据建立新的历史记录。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The history database was damaged (%1). It was moved to %2, and a new, empty history was started.</source>
+        <translation>历史记录数据库已损坏（%1）。它已被移到 %2，并已建立新的空白历史记录。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The library database was damaged (%1). It was moved to %2, and the library is being rebuilt by a scan of your folders.</source>
+        <translation>模型库数据库已损坏（%1）。它已被移到 %2，正在扫描你的文件夹以重建模型库。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>A database was damaged (%1). It was moved to %2, and a new one was started.</source>
+        <translation>数据库已损坏（%1）。它已被移到 %2，并已建立新的数据库。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The setting %1 in %2 has a value that cannot be used (%3); its default is used.</source>
+        <translation>%2 中的设置 %1 的值无法使用（%3）；已改用默认值。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The settings file %1 was written by a newer version of LLM Scout: the settings this version knows are used, and the file is copied aside before it is first changed.</source>
+        <translation>设置文件 %1 由更新版本的 LLM Scout 写入：本版本认识的设置照常使用，首次修改前会先把该文件另存一份副本。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The settings file could not be read (%1). It was moved to %2, and the defaults are used.</source>
+        <translation>无法读取设置文件（%1）。它已被移到 %2，现使用默认设置。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The settings file %1 could not be read (%2); the defaults are used.</source>
+        <translation>无法读取设置文件 %1（%2）；现使用默认设置。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>LLM Scout</source>
+        <translation>LLM Scout</translation>
     </message>
 </context>
 <context>
