@@ -80,7 +80,7 @@ class Controller:
         """The same window in the current language: same place, page and profile."""
         old = self.window
         old.save_state()
-        for page in old.pages.values():
+        for page in old.pages.made().values():
             stop = getattr(page, "shutdown", None)
             if stop is not None:
                 stop()
@@ -104,7 +104,7 @@ class Controller:
     def shutdown(self) -> None:
         """Stop background work: pause downloads (they resume next time), end workers."""
         self.window.save_state()
-        for page in self.window.pages.values():
+        for page in self.window.pages.made().values():
             stop = getattr(page, "shutdown", None)
             if stop is not None:
                 stop()
