@@ -49,17 +49,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _default_command() -> list[str]:
-    """A bare `llm-scout`: the window when a display is there and the GUI exists, else `hw`."""
-    if gui.gui_available() and gui.display_available():
-        return ["gui"]
-    return ["hw"]
+def _default_command() -> tuple[list[str], str | None]:
+    """A bare `llm-scout`: the window when a display is there and the GUI exists, else `hw`
+    and the sentence saying why there is no window."""
+    reason = gui.no_window_reason()
+    return (["hw"], reason) if reason is not None else (["gui"], None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    no_window = None
     if not args_list:
-        args_list = _default_command()
+        args_list, no_window = _default_command()
     parser = build_parser()
     args = parser.parse_args(args_list)
     setup_logging(verbose=bool(args.verbose or os.environ.get("LLM_SCOUT_DEBUG")))
@@ -71,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = int(handler(args))
         sys.stdout.flush()
+        if no_window is not None:
+            sys.stderr.write(f"llm-scout: {no_window}\n")
         return code
     except BrokenPipeError:
         return _pipe_closed()
