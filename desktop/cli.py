@@ -23,6 +23,7 @@ from desktop.commands import (
     gui,
     hw,
     library,
+    recommend,
     rpc_server,
     run,
     vllm,
@@ -32,7 +33,20 @@ from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui)
+COMMANDS = (
+    hw,
+    catalog,
+    fit,
+    recommend,
+    run,
+    bench,
+    compare,
+    download,
+    library,
+    rpc_server,
+    vllm,
+    gui,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
