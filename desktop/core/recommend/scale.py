@@ -96,6 +96,7 @@ class TaskScale:
                 if record is not None:
                     picked[model.id] = record
             self.chosen[measure.key] = picked
+        self._scores: dict[str, TaskScore | None] = {}  # published scores, by model id
 
     def _choose(self, records: Sequence[QualityRecord], measure: Measure) -> QualityRecord | None:
         if not records:
@@ -124,6 +125,14 @@ class TaskScale:
         """``model_id``'s task score, or None without a placeable score. ``measured``: scores
         measured here for one variant of it, which replace its published ones measure by
         measure."""
+        if not measured and model_id in self._scores:
+            return self._scores[model_id]
+        found = self._score(model_id, measured)
+        if not measured:
+            self._scores[model_id] = found
+        return found
+
+    def _score(self, model_id: str, measured: Sequence[QualityRecord]) -> TaskScore | None:
         evidence: list[Evidence] = []
         for measure in self.task.measures:
             pool = self.chosen[measure.key]
