@@ -210,7 +210,7 @@ def _print_ranking(rec: Recommendation, profile_name: str, *, show_all: bool, to
 
 def _print_left_out(rec: Recommendation) -> None:
     if rec.left_out:
-        parts = ", ".join(f"{n} {reason}" for reason, n in sorted(rec.left_out.items()))
+        parts = ", ".join(f"{reason}: {n}" for reason, n in sorted(rec.left_out.items()))
         sys.stdout.write(f"Not ranked: {parts}.\n")
 
 
@@ -245,20 +245,19 @@ def _why(pick: Pick, numbers: dict[str, int]) -> str:
 
 
 def _cost_text(cost: QuantCost) -> str:
-    """ "Q4_K_M keeps the same top token 91.9% of the time (KLD 0.031, perplexity x1.028,
-    Llama 3 8B)"."""
-    facts = []
-    if cost.kld is not None:
-        facts.append(f"KLD {cost.kld:.3g}")
-    facts.append(f"perplexity x{cost.ppl_ratio:.4f}")
-    if cost.model:
-        facts.append(cost.model)
-    where = "measured here" if cost.measured_here else ", ".join(facts)
-    if cost.same_top_pct is not None and not cost.measured_here:
+    """ "Q4_K_M keeps the same top token 91.9% of the time (KLD 0.0313, perplexity x1.0282,
+    Llama 3 8B)"; "AWQ: perplexity x1.0238 (Llama 2 7B)"."""
+    ratio = f"perplexity x{cost.ppl_ratio:.4f}"
+    if cost.measured_here:
+        return f"{cost.quant}: {ratio}, measured here"
+    kld = [f"KLD {cost.kld:.3g}"] if cost.kld is not None else []
+    model = [cost.model] if cost.model else []
+    if cost.same_top_pct is not None:
+        facts = ", ".join([*kld, ratio, *model])
         return (
-            f"{cost.quant} keeps the same top token {cost.same_top_pct:.1f}% of the time ({where})"
+            f"{cost.quant} keeps the same top token {cost.same_top_pct:.1f}% of the time ({facts})"
         )
-    return f"{cost.quant} costs {where}" if not cost.measured_here else f"{cost.quant}: {where}"
+    return f"{cost.quant}: {ratio} ({', '.join([*kld, *model])})"
 
 
 def _verdict(pick: Pick) -> str:
