@@ -4,6 +4,7 @@ file loads with the catalog, and its data covers what the README says."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -182,3 +183,30 @@ def test_the_bundled_scores_cover_the_tasks_the_readme_claims() -> None:
     assert {"llama", "gemma", "phi"} <= other_families
     placed = coverage(catalog.models, Recommender(catalog.models).scales())
     assert sum(len(tasks) >= 3 for tasks in placed.values()) >= 25
+
+
+def test_an_unchanged_quality_file_skips_the_schema_and_a_changed_one_is_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop.core.catalog.schema import quality_file_problem as real
+
+    calls: list[int] = []
+
+    def counting(document: Any) -> Any:
+        calls.append(1)
+        return real(document)
+
+    monkeypatch.setattr("desktop.core.catalog.quality.quality_file_problem", counting)
+    path = write(tmp_path / "q.json", quality_file())
+    first = load_catalog(quality=path)
+    again = load_catalog(quality=path)
+    assert len(calls) == 1  # the same file: checked once
+    assert again.model("qwen2.5-7b-instruct").quality == first.model("qwen2.5-7b-instruct").quality
+    broken = quality_file()
+    del broken["sources"][0]["licence"]
+    path.write_text(json.dumps(broken), encoding="utf-8")
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    with pytest.raises(CatalogError, match="licence"):
+        load_catalog(quality=path)
+    assert len(calls) == 2
