@@ -23,6 +23,7 @@ from desktop.commands import (
     gui,
     hw,
     library,
+    recommend,
     rpc_server,
     run,
     vllm,
@@ -33,7 +34,20 @@ from desktop.core.logs import setup_logging
 from desktop.core.storage import StoreNotice, add_notice_listener
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui)
+COMMANDS = (
+    hw,
+    catalog,
+    fit,
+    recommend,
+    run,
+    bench,
+    compare,
+    download,
+    library,
+    rpc_server,
+    vllm,
+    gui,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

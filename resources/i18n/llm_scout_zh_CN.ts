@@ -2076,7 +2076,7 @@
         <translation>发生了意外错误；详情见日志文件。</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+39"/>
         <source>Something went wrong</source>
         <translation>出错了</translation>
     </message>
@@ -2912,7 +2912,7 @@
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+98"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+97"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
@@ -4028,13 +4028,13 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/ui/app.py" line="+99"/>
+        <location filename="../../desktop/ui/app.py" line="+102"/>
         <source>llama.cpp: the engine could not be started</source>
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
     <message>
-        <location filename="../../desktop/ui/main_window.py" line="+63"/>
-        <location line="+44"/>
+        <location filename="../../desktop/ui/main_window.py" line="+66"/>
+        <location line="+55"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -4060,18 +4060,18 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+221"/>
+        <location line="+239"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-217"/>
-        <location line="+215"/>
+        <location line="-235"/>
+        <location line="+233"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-212"/>
+        <location line="-230"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
@@ -4086,7 +4086,7 @@
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+122"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -4131,7 +4131,7 @@
         <translation>llama.cpp：检查中…</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+46"/>
         <source>Open a hardware profile</source>
         <translation>打开硬件配置</translation>
     </message>
@@ -4712,13 +4712,23 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/models.py" line="+137"/>
+        <location filename="../../desktop/ui/pages/models.py" line="+143"/>
         <source>Models in the catalog</source>
         <extracomment>Columns shown only when the table has room for them next to a readable model name (decided once, on the first show; the header&apos;s menu shows or hides any column later). The family is the model name&apos;s first word and a filter; the licence is in the detail panel too. The widest a column gets when fitted to its contents (the tooltip has the full text).</extracomment>
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+31"/>
+        <source>All models</source>
+        <translation>全部模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <location line="+40"/>
         <source>GPU = all layers on the GPU</source>
         <translation>GPU = 所有层都在 GPU 上</translation>
     </message>
@@ -4753,7 +4763,7 @@
         <translation>⚠ 超出训练上下文</translation>
     </message>
     <message>
-        <location line="+171"/>
+        <location line="+179"/>
         <source>Detecting this machine…</source>
         <translation>正在检测本机…</translation>
     </message>
@@ -4763,7 +4773,7 @@
         <translation>正在估算…</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>No estimate: %1</source>
         <translation>无法估算：%1</translation>
     </message>
@@ -4814,6 +4824,153 @@
         <location line="+25"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
+    </message>
+</context>
+<context>
+    <name>ParetoChart</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/pareto_chart.py" line="+65"/>
+        <source>Quality against predicted speed</source>
+        <translation>质量与预测速度</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>predicted tokens/s (log scale)</source>
+        <translation>预测 token/s（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>quality (0-100)</source>
+        <translation>质量（0-100）</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>%1 variants; the line joins the Pareto front: no other variant is both better and faster. Up and right is better. Point at a dot to name it.</source>
+        <translation>%1 个变体；连线为帕累托前沿：没有其他变体同时更好且更快。越靠右上越好。指向一个点可显示其名称。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No variant with a published score fits here.</source>
+        <translation>没有已公布分数的变体能在此运行。</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>%1 · quality %2 · %3</source>
+        <translation>%1 · 质量 %2 · %3</translation>
+    </message>
+</context>
+<context>
+    <name>PickCard</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+92"/>
+        <source>%1: rank %2 of all the variants that fit</source>
+        <translation>%1：在所有可运行的变体中排第 %2</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1. %2 · %3</source>
+        <translation>%1. %2 · %3</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>on the front</source>
+        <translation>在前沿上</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>no published score</source>
+        <translation>无已公布分数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>quality %1</source>
+        <translation>质量 %1</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+20"/>
+        <source>measured here</source>
+        <translation>本机实测</translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <source>No published score for this task.</source>
+        <translation>此任务没有已公布的分数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 %2: beats %3% of %4 other models</source>
+        <translation>%1 %2：高于其他 %4 个模型中的 %3%</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>thinking on</source>
+        <translation>开启思考</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>independent</source>
+        <translation>第三方</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>IFEval (strict prompt)</source>
+        <translation>IFEval（严格提示）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>IFEval (Meta&apos;s average)</source>
+        <translation>IFEval（Meta 的平均值）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>IFEval (metric not stated)</source>
+        <translation>IFEval（未注明指标）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LiveCodeBench (version not stated)</source>
+        <translation>LiveCodeBench（未注明版本）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RULER (4K-128K average)</source>
+        <translation>RULER（4K-128K 平均）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RULER at 128K</source>
+        <translation>RULER（128K）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>multi-needle recall</source>
+        <translation>多针检索召回率</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1: perplexity ×%2, measured here</source>
+        <translation>%1：困惑度 ×%2，本机实测</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 keeps the same top token %2% of the time (KLD %3, %4)</source>
+        <translation>%1 有 %2% 的时间保持相同的首选 token（KLD %3，%4）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1: perplexity ×%2 (KLD %3, %4)</source>
+        <translation>%1：困惑度 ×%2（KLD %3，%4）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1: perplexity ×%2 (%4)</source>
+        <translation>%1：困惑度 ×%2（%4）</translation>
     </message>
 </context>
 <context>
@@ -5048,6 +5205,89 @@
         <location line="+1"/>
         <source>Cannot write %1: %2.</source>
         <translation>无法写入 %1：%2。</translation>
+    </message>
+</context>
+<context>
+    <name>RecommendView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+38"/>
+        <source>Chat and instructions</source>
+        <translation>对话与指令</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Code</source>
+        <translation>编程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chinese (中文)</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reasoning and maths</source>
+        <translation>推理与数学</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Long context</source>
+        <translation>长上下文</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Best for:</source>
+        <translation>最适合：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Best for</source>
+        <translation>最适合</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>at least</source>
+        <translation>至少</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Minimum predicted speed</source>
+        <translation>最低预测速度</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>tokens/s</source>
+        <translation>token/s</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Leave out variants predicted slower than this (0: keep all).</source>
+        <translation>排除预测速度低于此值的变体（0：全部保留）。</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>Quality = task score × the share the quantization keeps (FP16 / quantized perplexity). The task score puts each published score on one scale: its percentile among the catalog&apos;s models with a score on that benchmark, averaged over the task&apos;s benchmarks.</source>
+        <translation>质量 = 任务得分 × 量化保留的比例（FP16 困惑度 / 量化后困惑度）。任务得分把每个已公布的分数放到同一尺度上：它在目录中该基准有分数的模型里的百分位，再对任务的各基准取平均。</translation>
+    </message>
+    <message>
+        <location line="+52"/>
+        <source>Waiting for the estimate…</source>
+        <translation>正在等待估算…</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Nothing fits %1 at %2 tokens of context.</source>
+        <translation>在 %2 token 上下文下，%1 上没有能运行的模型。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Best for %1 on %2 at %3 tokens: %4 variants fit; the best of each model first.</source>
+        <translation>在 %2 上、%3 token 上下文下最适合%1的模型：%4 个变体可运行；每个模型只列出最佳变体，按优劣排序。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Ranked from %1 published scores in %2 sources (%3 reported by the model&apos;s own vendor): vendors&apos; numbers are only compared within one benchmark.</source>
+        <translation>依据 %2 个来源中的 %1 个已公布分数排序（其中 %3 个由模型厂商自己公布）：各厂商的数字只在同一基准内比较。</translation>
     </message>
 </context>
 <context>
