@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from desktop import __version__
 from desktop.commands import (
     bench,
+    calibration,
     catalog,
     compare,
     download,
@@ -41,6 +42,7 @@ COMMANDS = (
     recommend,
     run,
     bench,
+    calibration,
     compare,
     download,
     library,

@@ -44,6 +44,8 @@ class AppState(QObject):
         downloads_changed(): a job was added or finished (progress is pulled on a timer).
         engine_changed(): the llama.cpp build of the workers is known (``engine``).
         problem(str, str): something failed in the background: (error kind, one sentence).
+        calibration_changed(): a run was recorded for calibration, or the calibration was
+            undone or reset: estimates are made again.
         store_damaged(object): a :class:`~desktop.core.storage.StoreNotice`: a damaged
             database was set aside and a new one started (announced on any thread, delivered
             on the GUI thread).
@@ -55,6 +57,7 @@ class AppState(QObject):
     downloads_changed = Signal()
     engine_changed = Signal()
     problem = Signal(str, str)
+    calibration_changed = Signal()
     store_damaged = Signal(object)
 
     def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:

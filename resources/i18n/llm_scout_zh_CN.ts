@@ -2,6 +2,157 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CalibrationCard</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/calibration_card.py" line="+34"/>
+        <source>Calibration</source>
+        <translation>校准</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>none yet: every answer and benchmark records one</source>
+        <translation>暂无：每次回答和基准测试都会记录一次</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 stored: %2 count, %3 left out</source>
+        <translation>已存 %1 次：%2 次计入，%3 次未计入</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+58"/>
+        <location line="+4"/>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <location line="-59"/>
+        <source>Runs made while other programs used the CPU never count: they say how busy the machine was, not how fast the model runs.</source>
+        <translation>其他程序占用 CPU 时的运行从不计入：它们反映的是机器有多忙，而不是模型跑得多快。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Undo last run</source>
+        <translation>撤销最近一次</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forget the newest run (for example one made while the machine was busy).</source>
+        <translation>忘掉最近一次运行（例如机器繁忙时做的那次）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Reset…</source>
+        <translation>重置…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forget every run of this machine; the estimates go back to the raw model.</source>
+        <translation>忘掉本机的所有运行；估算恢复为未校准的模型。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Speed on the CPU</source>
+        <translation>CPU 上的速度</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Measured generation speed against the model&apos;s estimate, on the CPU.</source>
+        <translation>CPU 上实测生成速度与模型估算之比。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Speed on the GPU</source>
+        <translation>GPU 上的速度</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+24"/>
+        <source>not yet (%1 of 2 runs)</source>
+        <translation>尚未生效（2 次中已有 %1 次）</translation>
+    </message>
+    <message>
+        <location line="-20"/>
+        <source>%1 against the estimate, from %2 runs</source>
+        <translation>比估算 %1，来自 %2 次运行</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>none: this profile carries no calibration</source>
+        <translation>无：此配置文件不带校准</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 runs of that machine, carried in its profile</source>
+        <translation>该机器的 %1 次运行，随其配置文件携带</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>×%1 the estimate, from %2 runs</source>
+        <translation>估算的 ×%1，来自 %2 次运行</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1 t/s</source>
+        <translation>%1 t/s</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>counts</source>
+        <translation>计入</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>left out: other programs used %1 CPUs meanwhile</source>
+        <translation>未计入：期间其他程序占用了 %1 个 CPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>left out: the machine was busy</source>
+        <translation>未计入：机器当时繁忙</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>left out: part on the GPU, part on the CPU</source>
+        <translation>未计入：部分在 GPU、部分在 CPU 上</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: too short to say</source>
+        <translation>未计入：太短，说明不了问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: no speed measured</source>
+        <translation>未计入：未测得速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: implausible speed</source>
+        <translation>未计入：速度不合理</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: older than the newest runs</source>
+        <translation>未计入：早于最近的运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: far from the other runs</source>
+        <translation>未计入：与其他运行相差太远</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>left out</source>
+        <translation>未计入</translation>
+    </message>
+</context>
+<context>
     <name>CatalogCells</name>
     <message>
         <location filename="../../desktop/ui/models/catalog_model.py" line="+384"/>
@@ -2185,7 +2336,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/hardware.py" line="+59"/>
+        <location filename="../../desktop/ui/pages/hardware.py" line="+69"/>
         <source>Save profile…</source>
         <translation>保存配置…</translation>
     </message>
@@ -2195,7 +2346,7 @@
         <translation>将本机的硬件配置写成 JSON（与 `llm-scout hw --save` 相同），以便在另一台电脑上查看这里能运行哪些模型。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
@@ -2210,7 +2361,7 @@
         <translation>正在检测硬件…</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
@@ -2439,7 +2590,17 @@
         <translation>否（仅 CPU 构建）</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+41"/>
+        <source>Reset the calibration</source>
+        <translation>重置校准</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Forget every run this machine&apos;s estimates learned from? The estimates go back to the raw model until new runs are made; the file is copied aside first.</source>
+        <translation>要忘掉本机估算所依据的全部运行吗？在有新的运行之前，估算将恢复为未校准的模型；文件会先另存一份副本。</translation>
+    </message>
+    <message>
+        <location line="+57"/>
         <source>Save this machine&apos;s profile</source>
         <translation>保存本机的硬件配置</translation>
     </message>
@@ -4712,7 +4873,7 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/models.py" line="+143"/>
+        <location filename="../../desktop/ui/pages/models.py" line="+144"/>
         <source>Models in the catalog</source>
         <extracomment>Columns shown only when the table has room for them next to a readable model name (decided once, on the first show; the header&apos;s menu shows or hides any column later). The family is the model name&apos;s first word and a filter; the licence is in the detail panel too. The widest a column gets when fitted to its contents (the tooltip has the full text).</extracomment>
         <translation>目录中的模型</translation>
@@ -4763,7 +4924,7 @@
         <translation>⚠ 超出训练上下文</translation>
     </message>
     <message>
-        <location line="+179"/>
+        <location line="+184"/>
         <source>Detecting this machine…</source>
         <translation>正在检测本机…</translation>
     </message>
@@ -4773,7 +4934,7 @@
         <translation>正在估算…</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+32"/>
         <source>No estimate: %1</source>
         <translation>无法估算：%1</translation>
     </message>
@@ -4862,7 +5023,7 @@
 <context>
     <name>PickCard</name>
     <message>
-        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+92"/>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+95"/>
         <source>%1: rank %2 of all the variants that fit</source>
         <translation>%1：在所有可运行的变体中排第 %2</translation>
     </message>
@@ -5210,7 +5371,7 @@
 <context>
     <name>RecommendView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+38"/>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+37"/>
         <source>Chat and instructions</source>
         <translation>对话与指令</translation>
     </message>
@@ -5265,17 +5426,17 @@
         <translation>排除预测速度低于此值的变体（0：全部保留）。</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+41"/>
         <source>Quality = task score × the share the quantization keeps (FP16 / quantized perplexity). The task score puts each published score on one scale: its percentile among the catalog&apos;s models with a score on that benchmark, averaged over the task&apos;s benchmarks.</source>
         <translation>质量 = 任务得分 × 量化保留的比例（FP16 困惑度 / 量化后困惑度）。任务得分把每个已公布的分数放到同一尺度上：它在目录中该基准有分数的模型里的百分位，再对任务的各基准取平均。</translation>
     </message>
     <message>
-        <location line="+52"/>
+        <location line="+71"/>
         <source>Waiting for the estimate…</source>
         <translation>正在等待估算…</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location line="+20"/>
         <source>Nothing fits %1 at %2 tokens of context.</source>
         <translation>在 %2 token 上下文下，%1 上没有能运行的模型。</translation>
     </message>

@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.core.engine.cpu_use import CpuUse, cpu_use_between
+
 __all__ = [
     "GenerationMeter",
     "GenerationMetrics",
@@ -218,6 +220,11 @@ class MemorySample:
     vram_bytes: int | None = None
     private_bytes: int | None = None  # RSS without mapped files: must stay free
     file_bytes: int | None = None  # mapped file pages the OS can drop
+    # CPU clocks at the same instant (see cpu_use.py): the worker's, the reader's own, and the
+    # busy time of the CPUs the reader may use.
+    cpu_s: float | None = None
+    own_cpu_s: float | None = None
+    busy_s: float | None = None
 
 
 class MemoryPhases:
@@ -290,6 +297,19 @@ class MemoryPhases:
     def peak_file(self) -> int | None:
         return max((s.file_bytes for s in self._window() if s.file_bytes is not None), default=None)
 
+    def cpu_use(self, n_threads: int | None = None) -> CpuUse | None:
+        """Who had the CPU from the first token to the end of the answer (None: too short, or
+        no CPU clocks in the readings)."""
+        from desktop.core.hardware import usable_cpus
+
+        return cpu_use_between(
+            self.samples,
+            self._t_first_token,
+            self._t_done,
+            usable_cpus=usable_cpus(),
+            n_threads=n_threads,
+        )
+
 
 @dataclass(frozen=True)
 class RunReport:
@@ -317,6 +337,15 @@ class RunReport:
     memory_source: str = "process"
     server_vram_bytes: int | None = None
     kv_cache_usage_pct: float | None = None
+    # Who had the CPU while the answer was generated (None: not measured, e.g. a server), and
+    # whether llama.cpp's threads did the work on the CPU (not every layer on a GPU).
+    cpu: CpuUse | None = None
+    cpu_bound: bool = True
+
+    @property
+    def busy_reason(self) -> str | None:
+        """Why this run was made under contention (then it does not calibrate), or None."""
+        return self.cpu.busy_reason(self.cpu_bound) if self.cpu is not None else None
 
     @classmethod
     def build(
@@ -336,6 +365,7 @@ class RunReport:
         memory_source: str = "process",
         server_vram_bytes: int | None = None,
         kv_cache_usage_pct: float | None = None,
+        cpu_bound: bool = True,
     ) -> RunReport:
         """A report from a finished meter and the memory phases of the same run."""
         return cls(
@@ -358,6 +388,8 @@ class RunReport:
             memory_source=memory_source,
             server_vram_bytes=server_vram_bytes,
             kv_cache_usage_pct=kv_cache_usage_pct,
+            cpu=memory.cpu_use(n_threads),
+            cpu_bound=cpu_bound,
         )
 
     def speed_warning(self, min_tokens: int = 16) -> str | None:
@@ -366,6 +398,12 @@ class RunReport:
         measured, predicted = self.metrics.tokens_per_s, self.predicted_tokens_per_s
         if measured is None or not predicted or self.metrics.generated_tokens < min_tokens:
             return None
+        busy = self.busy_reason
+        if busy is not None and measured < predicted * 0.9:
+            return (
+                f"Generation ran at {measured / predicted:.0%} of the predicted speed: {busy}, "
+                "so this run does not calibrate the estimates."
+            )
         if measured >= predicted / 2:
             return None
         threads = f" ({self.n_threads} threads)" if self.n_threads else ""
@@ -421,4 +459,5 @@ class RunReport:
             "memory_source": self.memory_source,
             "server_vram_bytes": self.server_vram_bytes,
             "kv_cache_usage_pct": self.kv_cache_usage_pct,
+            "cpu": self.cpu.to_dict(self.cpu_bound) if self.cpu is not None else None,
         }

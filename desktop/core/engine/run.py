@@ -21,7 +21,7 @@ from desktop.core.engine.memory import ProcessMemory
 from desktop.core.engine.metrics import RunReport
 from desktop.core.engine.request import Request, WorkerError
 from desktop.core.errors import ScoutError, UsageError
-from desktop.core.fit import FitTarget, estimate
+from desktop.core.fit import FitTarget, device_of, estimate
 from desktop.core.hardware import HardwareProfile
 
 log = logging.getLogger(__name__)
@@ -278,6 +278,8 @@ class Session:
             memory_source=measures.memory_source,
             server_vram_bytes=measures.server_vram_bytes,
             kv_cache_usage_pct=measures.kv_cache_usage_pct,
+            cpu_bound=loaded is None
+            or device_of(loaded.n_gpu_layers, loaded.n_layer, loaded.gpu_offload) != "gpu",
         )
 
 

@@ -21,10 +21,18 @@ from desktop.core.fit.calibration import (
     apply_calibration,
     calibration_for,
     compute_calibration,
+    device_of,
     machine_fingerprint,
     record_bench,
     record_run,
     with_calibration,
+)
+from desktop.core.fit.calibration_review import (
+    CalibrationReview,
+    ReviewedRun,
+    reset_calibration,
+    review_calibration,
+    undo_last_run,
 )
 from desktop.core.fit.crosscheck import TermGap, compare_terms, with_llama_buffers
 from desktop.core.fit.estimator import default_context, estimate
@@ -57,6 +65,7 @@ __all__ = [
     "AppliedCalibration",
     "CacheType",
     "CalibrationEntry",
+    "CalibrationReview",
     "CalibrationStore",
     "CatalogEstimator",
     "FitResult",
@@ -67,6 +76,7 @@ __all__ = [
     "Link",
     "MachineCalibration",
     "MemoryBreakdown",
+    "ReviewedRun",
     "RpcBox",
     "SplitResult",
     "TargetFormat",
@@ -79,6 +89,7 @@ __all__ = [
     "compare_terms",
     "compute_calibration",
     "default_context",
+    "device_of",
     "estimate",
     "estimate_split",
     "machine_fingerprint",
@@ -87,6 +98,9 @@ __all__ = [
     "plan_vllm",
     "record_bench",
     "record_run",
+    "reset_calibration",
+    "review_calibration",
+    "undo_last_run",
     "what_if_plan",
     "with_calibration",
     "with_llama_buffers",
