@@ -21,6 +21,7 @@ from desktop.commands import (
     download,
     fit,
     gui,
+    history,
     hw,
     library,
     rpc_server,
@@ -32,7 +33,20 @@ from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui)
+COMMANDS = (
+    hw,
+    catalog,
+    fit,
+    run,
+    bench,
+    compare,
+    history,
+    download,
+    library,
+    rpc_server,
+    vllm,
+    gui,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
