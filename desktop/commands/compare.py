@@ -322,7 +322,8 @@ class Progress:
                 final=True,
             )
         elif isinstance(event, ContestantStarted):
-            self._line(f"[{self.done}/{self.total}] loading {event.name}")
+            # A log gets this line too: loading a large model on a small board takes minutes.
+            self._line(f"[{self.done}/{self.total}] loading {event.name}", final=not self.tty)
         elif isinstance(event, AnswerText) and self.tty:
             now = time.monotonic()
             if now - self._shown >= 0.1:
