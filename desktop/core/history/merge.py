@@ -173,6 +173,7 @@ class _Merge:
         self._model_ids: dict[str, int] = {}
         self.counts: dict[str, int] = {}
         self.used: list[str] = []
+        self._known: dict[str, str] = {}  # profile snapshot -> fingerprint
         # This machine's own calibration lives in its calibration store, not here.
         self.local_fingerprints = {
             fingerprint_of(r["profile"])
@@ -241,7 +242,12 @@ class _Merge:
 
     def same_machine(self, profile_text: str | None, ref: str) -> bool:
         """A stored row's machine is the record's (a row with no profile ran here: any)."""
-        return profile_text is None or fingerprint_of(profile_text) == self.fingerprints[ref]
+        if profile_text is None:
+            return True
+        found = self._known.get(profile_text)
+        if found is None:
+            found = self._known[profile_text] = fingerprint_of(profile_text)
+        return found == self.fingerprints[ref]
 
     # -- answers --------------------------------------------------------------------------------
 
