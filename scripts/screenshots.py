@@ -43,11 +43,17 @@ PAGES = (
 )
 # Chinese pages that need no run of their own (the Playground and Compare runs are English).
 ZH_PAGES = ("hardware", "models", "downloads", "library", "history", "settings", "machines")
-SHOTS = (*(f"{p}-en" for p in (*PAGES, "machines")), *(f"{p}-zh" for p in ZH_PAGES))
+# The Models page's Recommended view for a what-if Jetson Orin Nano, coding, 8k (issue 24).
+RECOMMENDED = ("recommended-en", "recommended-zh")
+SHOTS = (
+    *(f"{p}-en" for p in (*PAGES, "machines")),
+    *(f"{p}-zh" for p in ZH_PAGES),
+    *RECOMMENDED,
+)
 # The answers both "machines" give for the Across machines shot: the same model and settings.
 MACHINE_RUN = ("run", "smollm2", "--prompt", "Write a short poem about the sea.", "--ctx", "2048",
                "--max-tokens", "64", "--seed", "7", "--json")  # fmt: skip
-DEFAULT = (*(f"{p}-en" for p in PAGES), "models-zh", "machines-en", "machines-zh")
+DEFAULT = (*(f"{p}-en" for p in PAGES), "models-zh", *RECOMMENDED, "machines-en", "machines-zh")
 
 
 def prepare_environment(home: Path) -> None:
@@ -176,12 +182,16 @@ class Shooter:
             )
         for key in (*PAGES, "machines"):
             self.shoot(f"{key}-en", stages[key])
+        self.shoot("recommended-en", self.recommended)
+        self.leave_recommended()
         if any(name.endswith("-zh") for name in self.wanted):
             # As the Settings page does it: the window is rebuilt in Chinese.
             self.controller.state.update_settings(language="zh_CN")
             self.window.resize(*SIZE)
             for key in ZH_PAGES:
                 self.shoot(f"{key}-zh", stages[key])
+            self.shoot("recommended-zh", self.recommended)
+            self.leave_recommended()
             self.controller.state.update_settings(language="")
         self.controller.shutdown()
         self.window.close()
@@ -195,6 +205,37 @@ class Shooter:
         self.wait(lambda: not page.busy and page.proxy.rowCount() > 0, 60, "the estimates")
         page.select_variant("qwen2.5-7b-instruct:Q4_K_M")
         self.wait(lambda: page.current_entry() is not None, 10, "the selected row")
+
+    def recommended(self) -> None:
+        """ "Best coding model for a Jetson Orin Nano at 8k": the what-if profile, the
+        Recommended view, its best pick selected."""
+        page = self.page("models")
+        state = self.controller.state
+        state.select_profile("what-if:jetson-orin-nano-8gb")
+        page.set_context(8192)
+        self.wait(
+            lambda: (
+                not page.busy and page.shown_ctx == 8192 and page.shown_profile is state.profile
+            ),
+            120,
+            "the estimates",
+        )
+        page.tabs.setCurrentWidget(page.recommend)
+        page.recommend.set_task("code")
+        if not page.recommend.cards:
+            raise RuntimeError("the Recommended view shows no pick")
+        page.select_variant(page.recommend.cards[0].pick.variant_id)
+
+    def leave_recommended(self) -> None:
+        """Back to this machine, the table and the default context (for the next pictures)."""
+        from desktop.ui.state import THIS_MACHINE_KEY
+
+        page = self.window.pages.get("models")
+        if page is None:
+            return
+        page.tabs.setCurrentIndex(0)
+        page.set_context(self.controller.state.settings.default_ctx)
+        self.controller.state.select_profile(THIS_MACHINE_KEY)
 
     def library(self) -> None:
         page = self.page("library")

@@ -16,7 +16,7 @@ from tests.fixtures.import_graph import cycles, edges, privacy_problems, read_tr
 ROOT = Path(__file__).resolve().parents[1]
 CORE = "desktop.core"
 FORBIDDEN_FROM_CORE = ("desktop.commands", "desktop.cli", "desktop.ui", "desktop.entry")
-DOMAINS = ("hardware", "gguf", "catalog", "fit", "engine", "download", "library")
+DOMAINS = ("hardware", "gguf", "catalog", "fit", "engine", "download", "library", "storage")
 # errors, paths, settings, hub, workspace, logs, hashing, demo, threads: cross-cutting only.
 MAX_TOP_LEVEL_CORE_MODULES = 9
 

@@ -73,6 +73,9 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "library.is_dir": "A folder, not a file",
         "library.layout": "Unexpected folder layout",
         "library.missing": "The file is missing",
+        "library.newer": "The library was written by a newer version",
+        "library.damaged": "The library database is damaged",
+        "library.busy": "The library database is busy",
         "library.model_not_found": "Model not found",
         "library.no_models_dir": "No models folder",
         "library.not_found": "No such file",
@@ -91,6 +94,8 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         # history
         "history": "The history cannot be used",
         "history.newer": "The history was written by a newer version",
+        "history.damaged": "The history database is damaged",
+        "history.busy": "The history database is busy",
         "history.not_found": "Not in the history",
         # results bundles (history export / import)
         "bundle": "The results file cannot be used",

@@ -20,7 +20,7 @@ from desktop.core.errors import CatalogError, HardwareError, ScoutError
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile, load_profile, probe
 from desktop.core.hub import Hub
 from desktop.core.library import ModelResolver
-from desktop.core.settings import Settings, load_settings_checked
+from desktop.core.settings import Settings, SettingsProblem, load_settings_checked
 
 log = logging.getLogger(__name__)
 
@@ -30,20 +30,21 @@ class Workspace:
     """Settings and catalog, read once, with the resolver and Hub built from them.
 
     ``catalog_problems`` are overlay files that could not be used (the rest of the catalog
-    still is); ``settings_problems`` are settings values that were ignored. Front ends show both.
+    still is); ``settings_problems`` are what the settings file held that was not used (a file
+    that could not be read is moved aside). Front ends show both.
     """
 
     settings: Settings
     catalog: Catalog
     catalog_problems: tuple[CatalogError, ...] = ()
-    settings_problems: tuple[str, ...] = ()
+    settings_problems: tuple[SettingsProblem, ...] = ()
     demos: tuple[demo.DemoModel, ...] = field(default=(), repr=False)
 
     @classmethod
     def load(cls, settings: Settings | None = None, *, with_demos: bool = True) -> Workspace:
         """Read the settings (unless given) and the catalog; a catalog with no usable layer
         raises its CatalogError."""
-        problems: list[str] = []
+        problems: list[SettingsProblem] = []
         if settings is None:
             settings, problems = load_settings_checked()
         catalog, errors = load_catalog_safe()

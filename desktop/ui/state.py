@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from desktop.core import paths
 from desktop.core.download import DownloadManager
@@ -23,6 +24,7 @@ from desktop.core.hardware import THIS_MACHINE, HardwareProfile, list_profiles, 
 from desktop.core.history import History
 from desktop.core.library import ModelResolver
 from desktop.core.settings import Settings, save_settings
+from desktop.core.storage import StoreNotice, add_notice_listener
 from desktop.core.workspace import Workspace
 from desktop.ui.workers import TaskControl, run_task
 
@@ -45,6 +47,9 @@ class AppState(QObject):
         engine_changed(): the llama.cpp build of the workers is known (``engine``).
         profiles_changed(): the profiles to choose from changed (imported machines read).
         problem(str, str): something failed in the background: (error kind, one sentence).
+        store_damaged(object): a :class:`~desktop.core.storage.StoreNotice`: a damaged
+            database was set aside and a new one started (announced on any thread, delivered
+            on the GUI thread).
     """
 
     settings_changed = Signal(object)
@@ -54,6 +59,7 @@ class AppState(QObject):
     downloads_changed = Signal()
     engine_changed = Signal()
     problem = Signal(str, str)
+    store_damaged = Signal(object)
 
     def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -68,6 +74,12 @@ class AppState(QObject):
         self._retired: list[DownloadManager] = []
         self._titles: dict[str, str] | None = None  # replaced managers: their jobs stay listed
         self.library_changed.connect(self._forget_resolver)
+        self._stop_listening = add_notice_listener(self._on_store_notice)
+
+    def _on_store_notice(self, notice: StoreNotice) -> None:
+        """From whichever thread found the damage: the signal crosses to the GUI thread."""
+        if isValid(self):
+            self.store_damaged.emit(notice)
 
     # -- settings ------------------------------------------------------------------------------
 
@@ -261,6 +273,7 @@ class AppState(QObject):
 
     def close(self) -> None:
         """Pause running downloads (their partials resume next time)."""
+        self._stop_listening()
         if self._downloads is not None:
             self._downloads.close()
             self._downloads = None

@@ -1827,12 +1827,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+128"/>
+        <location line="+139"/>
         <source>The model file is incomplete</source>
         <translation>模型文件不完整</translation>
     </message>
     <message>
-        <location line="-127"/>
+        <location line="-138"/>
         <source>The file is not a valid GGUF model</source>
         <translation>该文件不是有效的 GGUF 模型</translation>
     </message>
@@ -2038,6 +2038,21 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>The library was written by a newer version</source>
+        <translation>模型库由更新版本的程序写入</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The library database is damaged</source>
+        <translation>模型库数据库已损坏</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The library database is busy</source>
+        <translation>模型库数据库正被占用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Model not found</source>
         <translation>找不到模型</translation>
     </message>
@@ -2120,6 +2135,16 @@
         <location line="+3"/>
         <source>Not in the history</source>
         <translation>不在历史记录中</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The history database is damaged</source>
+        <translation>历史记录数据库已损坏</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The history database is busy</source>
+        <translation>历史记录数据库正被占用</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2285,7 +2310,7 @@
         <translation>发生了意外错误；详情见日志文件。</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+39"/>
         <source>Something went wrong</source>
         <translation>出错了</translation>
     </message>
@@ -2840,7 +2865,7 @@
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+69"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+75"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -2865,7 +2890,7 @@
         <translation>未知模型</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>Cut off: %1</source>
         <translation>被截断：%1</translation>
     </message>
@@ -3226,7 +3251,7 @@
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+125"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+124"/>
         <source>Stored answers and comparisons</source>
         <translation>已保存的回答和对比</translation>
     </message>
@@ -4301,13 +4326,13 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/ui/app.py" line="+96"/>
+        <location filename="../../desktop/ui/app.py" line="+102"/>
         <source>llama.cpp: the engine could not be started</source>
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
     <message>
-        <location filename="../../desktop/ui/main_window.py" line="+59"/>
-        <location line="+43"/>
+        <location filename="../../desktop/ui/main_window.py" line="+66"/>
+        <location line="+57"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -4333,18 +4358,18 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+225"/>
+        <location line="+243"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-221"/>
-        <location line="+219"/>
+        <location line="-239"/>
+        <location line="+237"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-216"/>
+        <location line="-234"/>
         <source>Imported: %1</source>
         <translation>已导入：%1</translation>
     </message>
@@ -4364,7 +4389,7 @@
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+122"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -4409,7 +4434,7 @@
         <translation>llama.cpp：检查中…</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+46"/>
         <source>Open a hardware profile</source>
         <translation>打开硬件配置</translation>
     </message>
@@ -5000,13 +5025,23 @@
 <context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/models.py" line="+137"/>
+        <location filename="../../desktop/ui/pages/models.py" line="+143"/>
         <source>Models in the catalog</source>
         <extracomment>Columns shown only when the table has room for them next to a readable model name (decided once, on the first show; the header&apos;s menu shows or hides any column later). The family is the model name&apos;s first word and a filter; the licence is in the detail panel too. The widest a column gets when fitted to its contents (the tooltip has the full text).</extracomment>
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+31"/>
+        <source>All models</source>
+        <translation>全部模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <location line="+40"/>
         <source>GPU = all layers on the GPU</source>
         <translation>GPU = 所有层都在 GPU 上</translation>
     </message>
@@ -5041,7 +5076,7 @@
         <translation>⚠ 超出训练上下文</translation>
     </message>
     <message>
-        <location line="+171"/>
+        <location line="+179"/>
         <source>Detecting this machine…</source>
         <translation>正在检测本机…</translation>
     </message>
@@ -5051,9 +5086,204 @@
         <translation>正在估算…</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+31"/>
         <source>No estimate: %1</source>
         <translation>无法估算：%1</translation>
+    </message>
+</context>
+<context>
+    <name>Notices</name>
+    <message>
+        <location filename="../../desktop/ui/notices.py" line="+21"/>
+        <source>The history database was damaged (%1). It was moved to %2, and a new history was started with the %3 rows that could still be read.</source>
+        <translation>历史记录数据库已损坏（%1）。它已被移到 %2，并已用仍可读取的 %3 行数据建立新的历史记录。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The history database was damaged (%1). It was moved to %2, and a new, empty history was started.</source>
+        <translation>历史记录数据库已损坏（%1）。它已被移到 %2，并已建立新的空白历史记录。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The library database was damaged (%1). It was moved to %2, and the library is being rebuilt by a scan of your folders.</source>
+        <translation>模型库数据库已损坏（%1）。它已被移到 %2，正在扫描你的文件夹以重建模型库。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>A database was damaged (%1). It was moved to %2, and a new one was started.</source>
+        <translation>数据库已损坏（%1）。它已被移到 %2，并已建立新的数据库。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The setting %1 in %2 has a value that cannot be used (%3); its default is used.</source>
+        <translation>%2 中的设置 %1 的值无法使用（%3）；已改用默认值。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The settings file %1 was written by a newer version of LLM Scout: the settings this version knows are used, and the file is copied aside before it is first changed.</source>
+        <translation>设置文件 %1 由更新版本的 LLM Scout 写入：本版本认识的设置照常使用，首次修改前会先把该文件另存一份副本。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The settings file could not be read (%1). It was moved to %2, and the defaults are used.</source>
+        <translation>无法读取设置文件（%1）。它已被移到 %2，现使用默认设置。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The settings file %1 could not be read (%2); the defaults are used.</source>
+        <translation>无法读取设置文件 %1（%2）；现使用默认设置。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>LLM Scout</source>
+        <translation>LLM Scout</translation>
+    </message>
+</context>
+<context>
+    <name>ParetoChart</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/pareto_chart.py" line="+65"/>
+        <source>Quality against predicted speed</source>
+        <translation>质量与预测速度</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>predicted tokens/s (log scale)</source>
+        <translation>预测 token/s（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>quality (0-100)</source>
+        <translation>质量（0-100）</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>%1 variants; the line joins the Pareto front: no other variant is both better and faster. Up and right is better. Point at a dot to name it.</source>
+        <translation>%1 个变体；连线为帕累托前沿：没有其他变体同时更好且更快。越靠右上越好。指向一个点可显示其名称。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No variant with a published score fits here.</source>
+        <translation>没有已公布分数的变体能在此运行。</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>%1 · quality %2 · %3</source>
+        <translation>%1 · 质量 %2 · %3</translation>
+    </message>
+</context>
+<context>
+    <name>PickCard</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+95"/>
+        <source>%1: rank %2 of all the variants that fit</source>
+        <translation>%1：在所有可运行的变体中排第 %2</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1. %2 · %3</source>
+        <translation>%1. %2 · %3</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>on the front</source>
+        <translation>在前沿上</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>no published score</source>
+        <translation>无已公布分数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>quality %1</source>
+        <translation>质量 %1</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+20"/>
+        <source>measured here</source>
+        <translation>本机实测</translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <source>No published score for this task.</source>
+        <translation>此任务没有已公布的分数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 %2: beats %3% of %4 other models</source>
+        <translation>%1 %2：高于其他 %4 个模型中的 %3%</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>thinking on</source>
+        <translation>开启思考</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>independent</source>
+        <translation>第三方</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>IFEval (strict prompt)</source>
+        <translation>IFEval（严格提示）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>IFEval (Meta&apos;s average)</source>
+        <translation>IFEval（Meta 的平均值）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>IFEval (metric not stated)</source>
+        <translation>IFEval（未注明指标）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LiveCodeBench (version not stated)</source>
+        <translation>LiveCodeBench（未注明版本）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RULER (4K-128K average)</source>
+        <translation>RULER（4K-128K 平均）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RULER at 128K</source>
+        <translation>RULER（128K）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>multi-needle recall</source>
+        <translation>多针检索召回率</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1: perplexity ×%2, measured here</source>
+        <translation>%1：困惑度 ×%2，本机实测</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 keeps the same top token %2% of the time (KLD %3, %4)</source>
+        <translation>%1 有 %2% 的时间保持相同的首选 token（KLD %3，%4）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1: perplexity ×%2 (KLD %3, %4)</source>
+        <translation>%1：困惑度 ×%2（KLD %3，%4）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1: perplexity ×%2 (%4)</source>
+        <translation>%1：困惑度 ×%2（%4）</translation>
     </message>
 </context>
 <context>
@@ -5288,6 +5518,89 @@
         <location line="+1"/>
         <source>Cannot write %1: %2.</source>
         <translation>无法写入 %1：%2。</translation>
+    </message>
+</context>
+<context>
+    <name>RecommendView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+37"/>
+        <source>Chat and instructions</source>
+        <translation>对话与指令</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Code</source>
+        <translation>编程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chinese (中文)</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reasoning and maths</source>
+        <translation>推理与数学</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Long context</source>
+        <translation>长上下文</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Best for:</source>
+        <translation>最适合：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Best for</source>
+        <translation>最适合</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>at least</source>
+        <translation>至少</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Minimum predicted speed</source>
+        <translation>最低预测速度</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>tokens/s</source>
+        <translation>token/s</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Leave out variants predicted slower than this (0: keep all).</source>
+        <translation>排除预测速度低于此值的变体（0：全部保留）。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Quality = task score × the share the quantization keeps (FP16 / quantized perplexity). The task score puts each published score on one scale: its percentile among the catalog&apos;s models with a score on that benchmark, averaged over the task&apos;s benchmarks.</source>
+        <translation>质量 = 任务得分 × 量化保留的比例（FP16 困惑度 / 量化后困惑度）。任务得分把每个已公布的分数放到同一尺度上：它在目录中该基准有分数的模型里的百分位，再对任务的各基准取平均。</translation>
+    </message>
+    <message>
+        <location line="+71"/>
+        <source>Waiting for the estimate…</source>
+        <translation>正在等待估算…</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Nothing fits %1 at %2 tokens of context.</source>
+        <translation>在 %2 token 上下文下，%1 上没有能运行的模型。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Best for %1 on %2 at %3 tokens: %4 variants fit; the best of each model first.</source>
+        <translation>在 %2 上、%3 token 上下文下最适合%1的模型：%4 个变体可运行；每个模型只列出最佳变体，按优劣排序。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Ranked from %1 published scores in %2 sources (%3 reported by the model&apos;s own vendor): vendors&apos; numbers are only compared within one benchmark.</source>
+        <translation>依据 %2 个来源中的 %1 个已公布分数排序（其中 %3 个由模型厂商自己公布）：各厂商的数字只在同一基准内比较。</translation>
     </message>
 </context>
 <context>

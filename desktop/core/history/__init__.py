@@ -1,8 +1,9 @@
 """History: every answer and comparison, kept in SQLite as it happens, from this machine and
 from machines whose results were imported.
 
-Owns the history database (``paths.history_db_path``; WAL, schema migrations, a damaged file
-moved aside): single answers (the Playground and ``run`` call :meth:`History.record_run` with a
+Owns the history database (``paths.history_db_path``, opened through storage: WAL, schema
+migrations, a damaged file set aside with every row that can still be read recovered into a new
+one): single answers (the Playground and ``run`` call :meth:`History.record_run` with a
 :class:`RunReport`), comparisons (contestants, prompts, each answer committed when it
 completes, contestants' statuses, blind votes), measurements (quality results beside the
 answers), the model files that ran (path, size, mtime and sha256: known, from the library, or
@@ -11,7 +12,7 @@ filters by model and by machine, opening and deleting; the machines and their ca
 profiles; the same model on several machines side by side (``across``); and the records a
 results bundle carries out of one history (``transfer``) and merges into another (``merge``:
 all or nothing, each result once). Depends on engine (reports), fit (machine fingerprints and
-calibration), hardware (profiles) and library (stored hashes).
+calibration), hardware (profiles), library (stored hashes) and storage.
 """
 
 from desktop.core.history.across import (

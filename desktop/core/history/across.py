@@ -214,6 +214,10 @@ def _machine_key(group: tuple[str, str]) -> str:
 
 def models_across_machines(history: MachineQueries) -> list[ModelChoice]:
     """Every model file with finished answers, those on the most machines first."""
+    return history.store.guard(lambda: _choices(history))
+
+
+def _choices(history: MachineQueries) -> list[ModelChoice]:
     by_model: dict[str, dict[SettingsKey, dict[str, None]]] = {}
     labels: dict[str, dict[str, int]] = {}
     for a in _answers(history):
@@ -259,6 +263,12 @@ def across_machines(
 ) -> AcrossMachines:
     """One model (a :class:`ModelChoice` key) on every machine that ran it with ``settings``
     (None: those most machines used). HistoryNotFound when no answer of it is stored."""
+    return history.store.guard(lambda: _across(history, model_key, settings))
+
+
+def _across(
+    history: MachineQueries, model_key: str, settings: SettingsKey | None
+) -> AcrossMachines:
     answers = [a for a in _answers(history) if a.model_key == model_key]
     if not answers:
         raise HistoryNotFound("No finished answers of this model are stored.")

@@ -37,6 +37,7 @@ from desktop.core.hardware import THIS_MACHINE, HardwareProfile
 from desktop.core.history.database import Database
 from desktop.core.history.records import HistoryNotFound, ModelRef
 from desktop.core.history.rows import model_ref
+from desktop.core.storage import guarded
 
 #: The profile ``source`` of a machine whose results were imported.
 IMPORTED = "imported"
@@ -154,6 +155,7 @@ class MachineQueries(Database):
             for r in self._read("SELECT id, name, profile FROM machines ORDER BY id")
         ]
 
+    @guarded
     def machines(self) -> list[MachineRecord]:
         """Every machine something is stored from: this machine first, then by name."""
         snapshots = self._snapshots()
@@ -235,6 +237,7 @@ class MachineQueries(Database):
         )
         return {k: (v[0], v[1], v[2], v[3], v[4]) for k, v in out.items()}
 
+    @guarded
     def machine(self, name: str) -> MachineRecord:
         """A machine by its key (``this machine``, ``NAME@FINGERPRINT``) or its name (any
         case); HistoryNotFound when none or several match (the sentence names them)."""
@@ -252,6 +255,7 @@ class MachineQueries(Database):
         known = ", ".join(m.name for m in machines) or "none yet"
         raise HistoryNotFound(f"No machine {wanted!r} in the history (machines: {known}).")
 
+    @guarded
     def machine_condition(self, column: str, machine: str) -> tuple[str, list[Any]]:
         """An SQL condition on ``column`` (a ``machine_id``) for one machine (see
         :meth:`machine`), with its arguments."""
@@ -263,6 +267,7 @@ class MachineQueries(Database):
             parts.append(f"{column} IS NULL")
         return "(" + (" OR ".join(parts) or "0") + ")", list(ids)
 
+    @guarded
     def machine_profile(self, machine: str) -> HardwareProfile:
         """The newest profile of a machine (see :meth:`machine`), named as the history names it
         and carrying its calibration: an imported machine's from the runs that came with its
@@ -298,6 +303,7 @@ class MachineQueries(Database):
         carried = record.profile.calibration if record.profile is not None else None
         return MachineCalibration.from_dict(carried) if carried is not None else None
 
+    @guarded
     def calibration_entries(self, fingerprint: str) -> list[CalibrationEntry]:
         """The calibration entries another machine's results brought (oldest first)."""
         rows = self._read(
@@ -309,6 +315,7 @@ class MachineQueries(Database):
 
     # -- measurements ------------------------------------------------------------------------
 
+    @guarded
     def record_measurement(
         self,
         kind: str,
@@ -329,7 +336,7 @@ class MachineQueries(Database):
         else:
             ref = self.model_ref(model, label=label)
         machine_id = self.machine_id(profile, machine)
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO measurements (created_at, kind, model_id, machine_id, settings, "
                 "metric, value, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -347,6 +354,7 @@ class MachineQueries(Database):
             new_id = int(cursor.lastrowid or 0)
         return self.measurements(ids=(new_id,))[0]
 
+    @guarded
     def measurements(
         self,
         *,

@@ -155,8 +155,12 @@ def merge_results(history: MachineQueries, results: Results) -> MergeCounts:
     """Add ``results`` to ``history`` in one transaction (see the module docstring); raises
     RecordError, before writing anything, when a record is not well formed."""
     profiles = check_results(results)
-    with history._write() as conn:
-        return _Merge(conn, results, profiles).run()
+
+    def merge() -> MergeCounts:
+        with history.store.transaction() as conn:
+            return _Merge(conn, results, profiles).run()
+
+    return history.store.guard(merge)  # on a file found damaged: again, whole, on the new one
 
 
 class _Merge:

@@ -42,11 +42,13 @@ from desktop.core.history.rows import (
     contestant_record,
     insert_run,
     like,
+    loads,
     model_filter,
     prompt_record,
     run_record,
     vote_record,
 )
+from desktop.core.storage import guarded
 
 
 class History(MachineQueries):
@@ -69,6 +71,7 @@ class History(MachineQueries):
 
     # -- single answers -----------------------------------------------------------------------
 
+    @guarded
     def record_run(
         self,
         report: RunReport,
@@ -99,7 +102,7 @@ class History(MachineQueries):
             ref = self.model_ref(model, label=label)
         stored = dict(settings or {}) or settings_dict(load, params)
         machine_id = self.machine_id(profile, machine)
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             cursor = conn.execute(
                 *insert_run(
                     source=source,
@@ -117,6 +120,7 @@ class History(MachineQueries):
             run_id = int(cursor.lastrowid or 0)
         return self.run(run_id)
 
+    @guarded
     def run_profile(self, run_id: int) -> dict[str, Any]:
         """The hardware profile snapshot (``HardwareProfile.to_dict``) an answer ran on; empty
         when none was stored."""
@@ -125,14 +129,16 @@ class History(MachineQueries):
             "WHERE runs.id = ?",
             (run_id,),
         )
-        return json.loads(rows[0]["profile"]) if rows and rows[0]["profile"] else {}
+        return loads(rows[0]["profile"], {}) if rows else {}
 
+    @guarded
     def run(self, run_id: int) -> RunRecord:
         rows = self._read(f"{RUN_SELECT} WHERE runs.id = ?", (run_id,))
         if not rows:
             raise HistoryNotFound(f"There is no answer {run_id} in the history.")
         return run_record(rows[0])
 
+    @guarded
     def runs(
         self,
         *,
@@ -173,12 +179,14 @@ class History(MachineQueries):
         sql += " ORDER BY runs.created_at DESC, runs.id DESC LIMIT ?"
         return [run_record(r) for r in self._read(sql, [*args, limit])]
 
+    @guarded
     def delete_run(self, run_id: int) -> bool:
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             return conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
 
     # -- comparisons --------------------------------------------------------------------------
 
+    @guarded
     def create_comparison(
         self,
         *,
@@ -196,7 +204,7 @@ class History(MachineQueries):
         and prompts are numbered in the order given. Returns its id."""
         machine_id = self.machine_id(profile, machine)
         now = time.time()
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO comparisons (title, created_at, updated_at, mode, suite, status, "
                 "machine_id, blind_order, options) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
@@ -245,6 +253,7 @@ class History(MachineQueries):
                 )
         return comparison_id
 
+    @guarded
     def record_answer(
         self,
         comparison_id: int,
@@ -262,7 +271,7 @@ class History(MachineQueries):
     ) -> int:
         """Store one cell of a comparison as soon as it is finished (committed on return);
         a second answer for the same cell replaces the first. Returns the run id."""
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             row = conn.execute(
                 "SELECT model_id, settings, (SELECT machine_id FROM comparisons WHERE id = ?) "
                 "AS machine_id FROM contestants WHERE comparison_id = ? AND idx = ?",
@@ -282,7 +291,7 @@ class History(MachineQueries):
                     source="comparison",
                     model_id=row["model_id"],
                     machine_id=row["machine_id"],
-                    settings=json.loads(row["settings"]),
+                    settings=loads(row["settings"], {}),
                     system=None,
                     prompt=None,
                     output=output,
@@ -301,6 +310,7 @@ class History(MachineQueries):
             )
             return int(cursor.lastrowid or 0)
 
+    @guarded
     def set_contestant_status(
         self,
         comparison_id: int,
@@ -315,7 +325,7 @@ class History(MachineQueries):
         ``model`` replaces the file on record (a re-run found it elsewhere)."""
         if status not in CONTESTANT_STATUSES:
             raise ValueError(f"unknown contestant status {status!r}")
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             conn.execute(
                 "UPDATE contestants SET status = ?, reason = ?, error_kind = ?, "
                 "model_id = COALESCE(?, model_id) WHERE comparison_id = ? AND idx = ?",
@@ -329,15 +339,17 @@ class History(MachineQueries):
                 ),
             )
 
+    @guarded
     def set_comparison_status(self, comparison_id: int, status: str) -> None:
         if status not in COMPARISON_STATUSES:
             raise ValueError(f"unknown comparison status {status!r}")
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             conn.execute(
                 "UPDATE comparisons SET status = ?, updated_at = ? WHERE id = ?",
                 (status, time.time(), comparison_id),
             )
 
+    @guarded
     def record_vote(
         self,
         comparison_id: int,
@@ -351,7 +363,7 @@ class History(MachineQueries):
         if outcome not in VOTE_OUTCOMES:
             raise ValueError(f"unknown vote outcome {outcome!r}")
         now = time.time()
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO votes (comparison_id, prompt_idx, outcome, winner_idx, among, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -360,10 +372,12 @@ class History(MachineQueries):
             vote_id = int(cursor.lastrowid or 0)
         return VoteRecord(vote_id, prompt, outcome, winner, tuple(among), now)
 
+    @guarded
     def delete_vote(self, vote_id: int) -> bool:
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             return conn.execute("DELETE FROM votes WHERE id = ?", (vote_id,)).rowcount > 0
 
+    @guarded
     def comparisons(
         self,
         *,
@@ -404,6 +418,7 @@ class History(MachineQueries):
         sql += " ORDER BY c.created_at DESC, c.id DESC LIMIT ?"
         return [comparison_summary(r) for r in self._read(sql, [*args, limit])]
 
+    @guarded
     def comparison(self, comparison_id: int) -> ComparisonRecord:
         """One comparison with its contestants, prompts, answers and votes."""
         found = self._summaries_by_id(comparison_id)
@@ -435,22 +450,24 @@ class History(MachineQueries):
             prompts=tuple(prompt_record(r) for r in prompts),
             runs=tuple(run_record(r) for r in runs),
             votes=tuple(vote_record(r) for r in votes),
-            blind_order=tuple(json.loads(head["blind_order"] or "[]")),
-            options=json.loads(head["options"] or "{}"),
-            profile=json.loads(head["profile"]) if head["profile"] else {},
+            blind_order=tuple(loads(head["blind_order"], [])),
+            options=loads(head["options"], {}),
+            profile=loads(head["profile"], {}),
         )
 
     def _summaries_by_id(self, comparison_id: int) -> list[ComparisonSummary]:
         rows = self._read(f"{SUMMARY_SELECT} WHERE c.id = ?", (comparison_id,))
         return [comparison_summary(r) for r in rows]
 
+    @guarded
     def delete_comparison(self, comparison_id: int) -> bool:
         """Remove a comparison with its answers and votes; False when there was none."""
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             return (
                 conn.execute("DELETE FROM comparisons WHERE id = ?", (comparison_id,)).rowcount > 0
             )
 
+    @guarded
     def latest_comparison_id(self) -> int | None:
         rows = self._read("SELECT MAX(id) AS id FROM comparisons")
         return int(rows[0]["id"]) if rows and rows[0]["id"] is not None else None

@@ -193,7 +193,27 @@ def collect_results(
     named ``local_name``; answers stored without a profile count as ``local_profile``'s, which
     is also the machine record ``local``. ``local_calibration``: this machine's calibration
     store (its entries for this machine's snapshots go along with the answers)."""
-    wanted = set(kinds)
+    return history.store.guard(
+        lambda: _collect(
+            history,
+            local_name=local_name,
+            local_profile=local_profile,
+            since=since,
+            wanted=set(kinds),
+            local_calibration=local_calibration,
+        )
+    )
+
+
+def _collect(
+    history: MachineQueries,
+    *,
+    local_name: str,
+    local_profile: HardwareProfile,
+    since: float | None,
+    wanted: set[str],
+    local_calibration: Sequence[CalibrationEntry],
+) -> Results:
     every = "all" in wanted
     floor = since if since is not None else float("-inf")
     refs = _Refs(history, local_name)

@@ -96,7 +96,6 @@ class HistoryPage(QWidget):
         self._build()
         self._connect()
         self._restore(window_settings())
-        self.refresh()
 
     # -- building ---------------------------------------------------------------------------------
 
