@@ -4,7 +4,7 @@
 <context>
     <name>AcrossMachinesView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/across_machines.py" line="+77"/>
+        <location filename="../../desktop/ui/widgets/across_machines.py" line="+78"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -29,7 +29,7 @@
         <translation>同一模型在各台机器上的表现</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+23"/>
         <source>Nothing to put side by side yet. Import results from another machine (Import… on the list, or drop the file there), and run the same model here with the same settings: each machine gets a column.</source>
         <translation>还没有可以并排对比的内容。请导入另一台机器的结果（在列表页点击“导入…”，或把文件拖到那里），并在本机用相同设置运行同一个模型：每台机器占一列。</translation>
     </message>
@@ -45,16 +45,12 @@
     </message>
     <message>
         <location line="+16"/>
+        <location line="+16"/>
         <source>%1 (%2 machines)</source>
         <translation>%1（%2 台机器）</translation>
     </message>
     <message>
-        <location line="+15"/>
-        <source>(%1 machines)</source>
-        <translation>（%1 台机器）</translation>
-    </message>
-    <message>
-        <location line="+18"/>
+        <location line="+21"/>
         <source>Estimates for %1</source>
         <translation>按 %1 估算</translation>
     </message>
@@ -3272,17 +3268,22 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+283"/>
+        <location line="+288"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-260"/>
+        <location line="-265"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+7"/>
+        <source>Import another machine&apos;s results…</source>
+        <translation>导入另一台机器的结果…</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>Answers and comparisons</source>
         <translation>回答和对比</translation>
     </message>

@@ -4,7 +4,8 @@ estimating for that machine, calibrated by its own runs.
 
 The other machine ("kitchen-pi", a Raspberry Pi 5 profile) is a second history in this test's
 folder, exported through the real core to a real file; this machine's answers are stored with
-its real probed profile. Set ``LLM_SCOUT_SCREENSHOT_DIR`` to write ``across-machines.png``.
+its real probed profile. Set ``LLM_SCOUT_SCREENSHOT_DIR`` to write ``across-list.png``,
+``across.png`` and ``across-models.png`` there.
 """
 
 from __future__ import annotations
@@ -145,6 +146,9 @@ def test_a_dropped_bundle_shows_in_the_list_across_machines_and_the_estimates(
         combo.activated.emit(2)
     assert page.model.rowCount() == 3
     assert {page.model.index(r, page.model.COL_MACHINE).data() for r in range(3)} == {"kitchen-pi"}
+    shots = os.environ.get("LLM_SCOUT_SCREENSHOT_DIR")
+    if shots:
+        window.grab().save(str(Path(shots) / "across-list.png"))
     # The imported machine is a profile to choose in the toolbar.
     key = MACHINE_PREFIX + str(combo.currentData())
     qtbot.waitUntil(lambda: window.profile_combo.findData(key) >= 0, timeout=READ_MS)
@@ -177,8 +181,8 @@ def test_a_dropped_bundle_shows_in_the_list_across_machines_and_the_estimates(
     assert across.settings_combo.currentText() == (
         f"context {fmt.integer(2048)} · GPU layers 0 · KV f16 · flash attention off (2 machines)"
     )
-    if os.environ.get("LLM_SCOUT_SCREENSHOT_DIR"):
-        window.grab().save(str(Path(os.environ["LLM_SCOUT_SCREENSHOT_DIR"]) / "across.png"))
+    if shots:
+        window.grab().save(str(Path(shots) / "across.png"))
 
     # "Estimates for kitchen-pi": the Models page estimates for the Pi, from its own runs.
     (button,) = across.findChildren(QPushButton, "estimateForMachine")
@@ -198,7 +202,9 @@ def test_a_dropped_bundle_shows_in_the_list_across_machines_and_the_estimates(
     assert calibrated.calibration_runs == 3
     assert calibrated.calibration_source == "profile"
     click_row(qtbot, models, VARIANT)
-    assert "Calibrated from 3 runs measured on kitchen-pi." in (models.detail.context_label.text())
+    assert "Calibrated from 3 runs measured on kitchen-pi." in models.detail.context_label.text()
+    if shots:
+        window.grab().save(str(Path(shots) / "across-models.png"))
 
 
 def test_a_bundle_imported_twice_or_damaged_changes_nothing(

@@ -174,6 +174,11 @@ class HistoryPage(QWidget):
             )
         )
         self.empty.setObjectName("historyEmpty")
+        empty_import = self.empty.add_button(
+            QPushButton(self.tr("Import another machine's results…"))
+        )
+        empty_import.setObjectName("emptyImportButton")
+        empty_import.clicked.connect(self._on_import_button_clicked)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.splitter)
         self.stack.addWidget(self.empty)

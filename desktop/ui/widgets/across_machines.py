@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QAbstractScrollArea,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
@@ -100,6 +101,8 @@ class AcrossMachinesView(QWidget):
         self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # As tall as its rows: the note and the buttons sit right under the figures.
+        self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.note = QLabel()
         self.note.setObjectName("acrossNote")
         self.note.setWordWrap(True)
@@ -107,9 +110,10 @@ class AcrossMachinesView(QWidget):
         body = QWidget()
         column = QVBoxLayout(body)
         column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(self.table, 1)
+        column.addWidget(self.table)
         column.addWidget(self.note)
         column.addLayout(self.buttons)
+        column.addStretch(1)
 
         self.empty = EmptyState(
             self.tr(
@@ -228,7 +232,11 @@ class AcrossMachinesView(QWidget):
             for settings, machines in choice.settings:
                 text = self.settings_text(settings)
                 if len(machines) > 1:
-                    text += " " + self.tr("(%1 machines)").replace("%1", str(len(machines)))
+                    text = (
+                        self.tr("%1 (%2 machines)")
+                        .replace("%1", text)
+                        .replace("%2", str(len(machines)))
+                    )
                 self.settings_combo.addItem(text, settings)
             for i in range(self.settings_combo.count()):
                 if self.settings_combo.itemData(i) == view.settings:
