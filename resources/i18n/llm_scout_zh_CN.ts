@@ -5643,11 +5643,16 @@
     </message>
     <message>
         <location line="+6"/>
-        <source>Imported from %1: %2 answers, %3 comparisons (%4 answers), %5 measurements, %6 calibration runs.</source>
-        <translation>已从 %1 导入：%2 个回答，%3 次对比（%4 个回答），%5 项测量，%6 次校准运行。</translation>
+        <source>Imported from %1. Answers: %2; comparisons: %3 (their answers: %4); measurements: %5; calibration runs: %6.</source>
+        <translation>已从 %1 导入。回答：%2；对比：%3（其中回答：%4）；测量：%5；校准运行：%6。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+34"/>
+        <source>Wrote %1 (%2) as %6. Answers: %3; comparisons: %4; measurements: %5.</source>
+        <translation>已写入 %1（%2），机器名为 %6。回答：%3；对比：%4；测量：%5。</translation>
+    </message>
+    <message>
+        <location line="-14"/>
         <source>This machine is still being probed; try again in a moment.</source>
         <translation>仍在检测本机硬件，请稍后再试。</translation>
     </message>
@@ -5657,12 +5662,7 @@
         <translation>正在导出到 %1…</translation>
     </message>
     <message>
-        <location line="+11"/>
-        <source>Wrote %1 (%2): %3 answers, %4 comparisons, %5 measurements, as %6.</source>
-        <translation>已写入 %1（%2）：%3 个回答，%4 次对比，%5 项测量，机器名为 %6。</translation>
-    </message>
-    <message>
-        <location line="+27"/>
+        <location line="+38"/>
         <source>Estimates now follow %1, calibrated by its own runs: see the Models page.</source>
         <translation>现在所有估算都按 %1 进行，并用它自己的运行结果校准：请查看“模型”页。</translation>
     </message>

@@ -20,7 +20,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QPushButton, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
-from desktop.core.bundle import export_results
+from desktop.core.bundle import export_results, read_bundle
 from desktop.core.engine import LoadSettings
 from desktop.core.engine import protocol as p
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile
@@ -129,8 +129,8 @@ def test_a_dropped_bundle_shows_in_the_list_across_machines_and_the_estimates(
     with qtbot.waitSignal(page.transfer_finished, timeout=READ_MS) as finished:
         assert drop(page, bundle)
     assert finished.args == [
-        "Imported from kitchen-pi: 3 answers, 0 comparisons (0 answers), 0 measurements, "
-        "3 calibration runs."
+        "Imported from kitchen-pi. Answers: 3; comparisons: 0 (their answers: 0); "
+        "measurements: 0; calibration runs: 3."
     ]
     qtbot.waitUntil(lambda: page.model.rowCount() == 5, timeout=READ_MS)
     machines = [page.model.index(r, page.model.COL_MACHINE).data() for r in range(5)]
@@ -237,3 +237,29 @@ def test_a_bundle_imported_twice_or_damaged_changes_nothing(
     assert page.model.rowCount() == 3
     # A folder or several files are not taken.
     assert not drop(page, tmp_path)
+
+
+def test_export_writes_this_historys_results_under_this_machines_name(
+    qtbot: QtBot, window: MainWindow, state: AppState, tmp_path: Path
+) -> None:
+    this = state.this_machine
+    assert this is not None
+    with History.open() as history:
+        store(history, shared_model(tmp_path / "here"), [30.0], this)
+    page = history_page(qtbot, window)
+    out = tmp_path / "laptop.jsonl"
+    with qtbot.waitSignal(page.transfer_finished, timeout=READ_MS) as finished:
+        page.export_file(out, "laptop")
+    (text,) = finished.args
+    assert text.startswith(f"Wrote {out} (")
+    assert text.endswith(") as laptop. Answers: 1; comparisons: 0; measurements: 0.")
+    header, results = read_bundle(out)
+    assert header.machine_name == "laptop"
+    assert [r["prompt"] for r in results.runs] == ["question 0"]
+    assert {m["name"] for m in results.machines} == {"laptop"}
+    # A folder that does not exist: one sentence, nothing written.
+    missing = tmp_path / "nowhere" / "x.jsonl"
+    with qtbot.waitSignal(page.transfer_finished, timeout=READ_MS) as failed:
+        page.export_file(missing, "laptop")
+    assert failed.args[0].startswith("The results file cannot be used: Cannot write the results")
+    assert not missing.parent.exists()

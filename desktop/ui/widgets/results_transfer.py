@@ -106,8 +106,8 @@ class ResultsTransfer(QLabel):
         else:
             text = (
                 self.tr(
-                    "Imported from %1: %2 answers, %3 comparisons (%4 answers), %5 "
-                    "measurements, %6 calibration runs."
+                    "Imported from %1. Answers: %2; comparisons: %3 (their answers: %4); "
+                    "measurements: %5; calibration runs: %6."
                 )
                 .replace("%1", where)
                 .replace("%2", str(c.runs_added))
@@ -140,7 +140,7 @@ class ResultsTransfer(QLabel):
     def _on_exported(self, summary: ExportSummary) -> None:
         counts = summary.header.counts
         text = (
-            self.tr("Wrote %1 (%2): %3 answers, %4 comparisons, %5 measurements, as %6.")
+            self.tr("Wrote %1 (%2) as %6. Answers: %3; comparisons: %4; measurements: %5.")
             .replace("%1", str(summary.path))
             .replace("%2", fmt.size(summary.size_bytes))
             .replace("%3", str(counts.get("runs", 0)))
