@@ -3,14 +3,15 @@
     llm-scout compare --models M1 M2 [...] (--prompt TEXT | --suite NAME_OR_FILE)
                       [--mode fair|parallel] [--blind] [--ctx N] [--ngl N] [--threads N]
                       [--cache-type f16|q8_0|q4_0] [--temp T] [--seed S] [--max-tokens N]
-                      [--system S] [--title T] [--out report.md|.csv|.json] [--json]
+                      [--system S] [--title T] [--out report.md|.csv|.json] [--json] [--quiet]
     llm-scout compare --list [--search TEXT] [--model M]
     llm-scout compare --show ID | --resume ID | --rerun ID | --delete ID
     llm-scout compare --suites
 
 A model may carry its own settings after ``@`` (``smollm2@temp=0.2,ctx=1024``,
 ``qwen2.5-7b-instruct:Q4_K_M@cache=q8_0``), so one file can compete with itself. Progress goes
-to stderr (one line that updates on a terminal, one line per answer otherwise); the report goes
+to stderr (one line that updates on a terminal, one line per step otherwise: a log file or a
+plain SSH session gets no carriage returns; none with ``--quiet``); the report goes
 to ``--out`` in the format its extension names, else Markdown (or ``--json``) on stdout. Every
 answer is stored in the history as it finishes: an interrupted comparison is listed as partial
 and ``--resume ID`` runs what is missing.
@@ -24,8 +25,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from desktop.commands.common import add_json_argument, warn, workspace
-from desktop.commands.output import emit_json, format_table
+from desktop.commands.common import add_json_argument, add_quiet_argument, warn, workspace
+from desktop.commands.output import emit_json, format_table, interactive
 from desktop.core.compare import (
     MAX_CONTESTANTS,
     MIN_CONTESTANTS,
@@ -128,6 +129,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--search", metavar="TEXT", help="with --list: words to look for")
     parser.add_argument("--model", metavar="M", help="with --list: comparisons with this model")
     add_json_argument(parser, help="one JSON document (the report, or the list)")
+    add_quiet_argument(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -210,7 +212,7 @@ def _run(
     existing: ComparisonResult | None = None,
 ) -> int:
     profile, name = ws.profile()
-    progress = Progress(sys.stderr, plan)
+    progress = Progress(sys.stderr, plan, quiet=args.quiet)
     runner = CompareRunner(
         plan,
         profile=profile,
@@ -295,12 +297,14 @@ def _suites(args: argparse.Namespace) -> int:
 
 class Progress:
     """The progress line on stderr: rewritten in place on a terminal (at most 10 times a
-    second), one line per finished answer otherwise."""
+    second), one line per step otherwise (a log file, a pipe, ``ssh host llm-scout ...``,
+    ``TERM=dumb``: no carriage returns); nothing with ``quiet``."""
 
-    def __init__(self, stream: TextIO, plan: ComparisonPlan) -> None:
+    def __init__(self, stream: TextIO, plan: ComparisonPlan, *, quiet: bool = False) -> None:
         self.stream = stream
         self.plan = plan
-        self.tty = stream.isatty()
+        self.quiet = quiet
+        self.tty = interactive(stream)
         self.done = 0
         self.total = 0
         self._shown = 0.0
@@ -318,7 +322,8 @@ class Progress:
                 final=True,
             )
         elif isinstance(event, ContestantStarted):
-            self._line(f"[{self.done}/{self.total}] loading {event.name}")
+            # A log gets this line too: loading a large model on a small board takes minutes.
+            self._line(f"[{self.done}/{self.total}] loading {event.name}", final=not self.tty)
         elif isinstance(event, AnswerText) and self.tty:
             now = time.monotonic()
             if now - self._shown >= 0.1:
@@ -347,6 +352,8 @@ class Progress:
             self._line(f"{names[event.contestant]} failed: {event.reason}", final=True)
 
     def _line(self, text: str, *, final: bool = False) -> None:
+        if self.quiet:
+            return
         if self.tty:
             pad = max(0, self._width - len(text))
             self.stream.write("\r" + text + " " * pad + ("\n" if final else ""))

@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.engine_options import (
@@ -39,8 +40,10 @@ from desktop.core.engine import (
     error_pct,
 )
 from desktop.core.engine import protocol as p
-from desktop.core.errors import UsageError
+from desktop.core.errors import ScoutError, UsageError
 from desktop.core.fit import past_trained_context, record_run
+from desktop.core.hardware import THIS_MACHINE, HardwareProfile
+from desktop.core.history import History, settings_dict
 
 CHAT_HELP = """Commands:
   /help          this list
@@ -151,6 +154,23 @@ def handle(args: argparse.Namespace) -> int:
         prediction = session.prediction(metrics.prompt_tokens + metrics.generated_tokens)
     if endpoint is None:  # a server's speed says nothing about this machine's calibration
         record_run(report, loaded, profile, label=label)  # never fails the command
+    _store(
+        report,
+        model=None if endpoint is not None else path,
+        label=label,
+        prompt=args.prompt,
+        system=None if args.raw else args.system,
+        settings=settings_dict(
+            load,
+            params,
+            **(
+                {"remote": endpoint.to_dict()}
+                if endpoint is not None
+                else {"template": loaded.template_name, "n_gpu_layers_loaded": loaded.n_gpu_layers}
+            ),
+        ),
+        profile=profile,
+    )
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -165,6 +185,35 @@ def handle(args: argparse.Namespace) -> int:
         if warning:
             sys.stderr.write(f"llm-scout: {warning}\n")
     return 0
+
+
+def _store(
+    report: RunReport,
+    *,
+    model: Path | None,
+    label: str,
+    prompt: str,
+    system: str | None,
+    settings: dict[str, Any],
+    profile: HardwareProfile,
+) -> None:
+    """Keep the answer in the history, as the Playground keeps its answers (so it travels with
+    ``history export``); a history that cannot be written costs a warning, not the answer."""
+    try:
+        with History.open() as history:
+            history.record_run(
+                report,
+                model=model,
+                prompt=prompt,
+                system=system,
+                label=label,
+                settings=settings,
+                profile=profile,
+                machine=THIS_MACHINE,
+                source="run",
+            )
+    except ScoutError as exc:
+        sys.stderr.write(f"llm-scout: the answer was not stored in the history: {exc}\n")
 
 
 def _echo(text: str) -> None:

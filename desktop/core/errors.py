@@ -97,6 +97,11 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "history.damaged": "The history database is damaged",
         "history.busy": "The history database is busy",
         "history.not_found": "Not in the history",
+        # results bundles (history export / import)
+        "bundle": "The results file cannot be used",
+        "bundle.damaged": "The results file is damaged",
+        "bundle.foreign": "Wrong kind of file",
+        "bundle.newer": "The results file was written by a newer version",
         # engine (the app's side)
         "engine": "Engine problem",
         "engine.template": "Chat template problem",

@@ -2,6 +2,216 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AcrossMachinesView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/across_machines.py" line="+78"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Model to compare across machines</source>
+        <translation>要跨机器对比的模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Settings the answers ran with</source>
+        <translation>回答运行时使用的设置</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The same model on each machine</source>
+        <translation>同一模型在各台机器上的表现</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Nothing to put side by side yet. Import results from another machine (Import… on the list, or drop the file there), and run the same model here with the same settings: each machine gets a column.</source>
+        <translation>还没有可以并排对比的内容。请导入另一台机器的结果（在列表页点击“导入…”，或把文件拖到那里），并在本机用相同设置运行同一个模型：每台机器占一列。</translation>
+    </message>
+    <message>
+        <location line="+78"/>
+        <source>Only %1 ran this model with these settings. Medians of its stored answers.</source>
+        <translation>只有 %1 用这些设置运行过这个模型。数值为其已保存回答的中位数。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Medians of the stored answers of this model with these settings on each machine; each machine&apos;s own threads.</source>
+        <translation>每台机器上这个模型在这些设置下已保存回答的中位数；线程数为各机器自己的设置。</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <location line="+16"/>
+        <source>%1 (%2 machines)</source>
+        <translation>%1（%2 台机器）</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Estimates for %1</source>
+        <translation>按 %1 估算</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Make %1 the profile every page estimates for, calibrated by its own runs.</source>
+        <translation>把 %1 设为所有页面估算所用的配置，并用它自己的运行结果校准。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>context %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU layers %1</source>
+        <translation>GPU 层数 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KV %1</source>
+        <translation>KV %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>flash attention on</source>
+        <translation>Flash Attention 开</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>flash attention off</source>
+        <translation>Flash Attention 关</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>settings not recorded</source>
+        <translation>未记录设置</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Answers</source>
+        <translation>回答数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generation</source>
+        <translation>生成速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prompt processing</source>
+        <translation>提示词处理速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time to first token</source>
+        <translation>首个 token 用时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak memory (RSS)</source>
+        <translation>内存峰值（RSS）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak VRAM</source>
+        <translation>显存峰值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+3"/>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>Quality: %1</source>
+        <translation>质量：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Quality</source>
+        <translation>质量</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>%1, %2 threads</source>
+        <translation>%1，%2 线程</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>by its own runs here</source>
+        <translation>由本机自己的运行校准</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not yet (no runs)</source>
+        <translation>尚未校准（没有运行记录）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>from %1 runs measured there</source>
+        <translation>根据该机器上的 %1 次实测运行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory bandwidth</source>
+        <translation>内存带宽</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Estimates calibrated</source>
+        <translation>估算校准</translation>
+    </message>
+</context>
+<context>
     <name>CalibrationCard</name>
     <message>
         <location filename="../../desktop/ui/widgets/calibration_card.py" line="+34"/>
@@ -155,7 +365,7 @@
 <context>
     <name>CatalogCells</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+384"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+386"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
         <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
@@ -1764,12 +1974,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+133"/>
+        <location line="+139"/>
         <source>The model file is incomplete</source>
         <translation>模型文件不完整</translation>
     </message>
     <message>
-        <location line="-132"/>
+        <location line="-138"/>
         <source>The file is not a valid GGUF model</source>
         <translation>该文件不是有效的 GGUF 模型</translation>
     </message>
@@ -2085,6 +2295,26 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>The results file cannot be used</source>
+        <translation>无法使用该结果文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The results file is damaged</source>
+        <translation>结果文件已损坏</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Wrong kind of file</source>
+        <translation>文件类型不对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The results file was written by a newer version</source>
+        <translation>结果文件由更新的版本写入</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Engine problem</source>
         <translation>引擎出现问题</translation>
     </message>
@@ -2282,7 +2512,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-448"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-449"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (in column 0). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -2613,9 +2843,14 @@
 <context>
     <name>History</name>
     <message>
-        <location filename="../../desktop/ui/models/history_model.py" line="+132"/>
-        <source>complete</source>
+        <location filename="../../desktop/ui/models/history_model.py" line="+143"/>
+        <source>This machine</source>
         <extracomment>The :class:`HistoryItem` of a row (any column).</extracomment>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>complete</source>
         <translation>完整</translation>
     </message>
     <message>
@@ -2670,6 +2905,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
@@ -2685,9 +2925,104 @@
     </message>
 </context>
 <context>
+    <name>HistoryBar</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/history_bar.py" line="+22"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>words in a prompt, an answer or a title</source>
+        <translation>提示词、回答或标题中的词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search the history</source>
+        <translation>搜索历史记录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Filter by model</source>
+        <translation>按模型筛选</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+64"/>
+        <source>All models</source>
+        <translation>全部模型</translation>
+    </message>
+    <message>
+        <location line="-62"/>
+        <source>Machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Filter by machine</source>
+        <translation>按机器筛选</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+67"/>
+        <source>All machines</source>
+        <translation>全部机器</translation>
+    </message>
+    <message>
+        <location line="-65"/>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show answers, comparisons or both</source>
+        <translation>显示回答、对比或两者</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Everything</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Answers</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Comparisons</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Add the results of another machine: a file written there by `llm-scout history export` (or drop it on this page).</source>
+        <translation>添加另一台机器的结果：在那台机器上用 `llm-scout history export` 写出的文件（也可以把文件拖到本页）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Write this history&apos;s results to one file, to import on another machine.</source>
+        <translation>把本机历史记录中的结果写入一个文件，以便在另一台机器上导入。</translation>
+    </message>
+</context>
+<context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+69"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+75"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -2712,7 +3047,7 @@
         <translation>未知模型</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>Cut off: %1</source>
         <translation>被截断：%1</translation>
     </message>
@@ -3073,63 +3408,7 @@
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+97"/>
-        <source>Search</source>
-        <translation>搜索</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>words in a prompt, an answer or a title</source>
-        <translation>提示词、回答或标题中的词</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Search the history</source>
-        <translation>搜索历史记录</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Filter by model</source>
-        <translation>按模型筛选</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <location line="+182"/>
-        <source>All models</source>
-        <translation>全部模型</translation>
-    </message>
-    <message>
-        <location line="-180"/>
-        <source>Show</source>
-        <translation>显示</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Show answers, comparisons or both</source>
-        <translation>显示回答、对比或两者</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Everything</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Answers</source>
-        <translation>回答</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Comparisons</source>
-        <translation>对比</translation>
-    </message>
-    <message>
-        <location line="+19"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+124"/>
         <source>Stored answers and comparisons</source>
         <translation>已保存的回答和对比</translation>
     </message>
@@ -3150,17 +3429,37 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+269"/>
+        <location line="+288"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-246"/>
+        <location line="-265"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location line="+7"/>
+        <source>Import another machine&apos;s results…</source>
+        <translation>导入另一台机器的结果…</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Answers and comparisons</source>
+        <translation>回答和对比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Across machines</source>
+        <translation>跨机器对比</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>One model with the same settings side by side on each machine.</source>
+        <translation>同一模型在相同设置下于各台机器上并排对比。</translation>
+    </message>
+    <message>
+        <location line="+94"/>
         <source>1 item</source>
         <translation>1 项</translation>
     </message>
@@ -3175,7 +3474,7 @@
         <translation>没有符合搜索和筛选条件的内容。</translation>
     </message>
     <message>
-        <location line="+90"/>
+        <location line="+76"/>
         <source>Open this server and model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
     </message>
@@ -4195,7 +4494,7 @@
     </message>
     <message>
         <location filename="../../desktop/ui/main_window.py" line="+66"/>
-        <location line="+55"/>
+        <location line="+57"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -4221,18 +4520,23 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+239"/>
+        <location line="+243"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-235"/>
-        <location line="+233"/>
+        <location line="-239"/>
+        <location line="+237"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-230"/>
+        <location line="-234"/>
+        <source>Imported: %1</source>
+        <translation>已导入：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
@@ -4302,7 +4606,7 @@
         <translation>硬件配置 (*.json)</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>A what-if profile is active: estimates are for that machine, not this one.</source>
         <translation>当前使用的是假设配置：估算针对的是那台机器，而不是本机。</translation>
     </message>
@@ -4712,7 +5016,17 @@
         <translation>数据来自磁盘上的文件。</translation>
     </message>
     <message>
+        <location line="+4"/>
+        <source>Calibrated from %1 runs measured on %2.</source>
+        <translation>已根据在 %2 上实测的 %1 次运行校准。</translation>
+    </message>
+    <message>
         <location line="+2"/>
+        <source>that machine</source>
+        <translation>那台机器</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Calibrated from %1 measured runs.</source>
         <translation>已根据 %1 次实测运行校准。</translation>
     </message>
@@ -5449,6 +5763,69 @@
         <location line="+11"/>
         <source>Ranked from %1 published scores in %2 sources (%3 reported by the model&apos;s own vendor): vendors&apos; numbers are only compared within one benchmark.</source>
         <translation>依据 %2 个来源中的 %1 个已公布分数排序（其中 %3 个由模型厂商自己公布）：各厂商的数字只在同一基准内比较。</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsTransfer</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/results_transfer.py" line="+70"/>
+        <source>Import results from another machine</source>
+        <translation>导入另一台机器的结果</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM Scout results (*.jsonl);;All files (*)</source>
+        <translation>LLM Scout 结果 (*.jsonl);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Export this history&apos;s results</source>
+        <translation>导出本历史记录中的结果</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM Scout results (*.jsonl)</source>
+        <translation>LLM Scout 结果 (*.jsonl)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>another machine</source>
+        <translation>另一台机器</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Nothing new in %1: everything in it is already here.</source>
+        <translation>%1 中没有新内容：其中的一切都已在这里。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Imported from %1. Answers: %2; comparisons: %3 (their answers: %4); measurements: %5; calibration runs: %6.</source>
+        <translation>已从 %1 导入。回答：%2；对比：%3（其中回答：%4）；测量：%5；校准运行：%6。</translation>
+    </message>
+    <message>
+        <location line="+34"/>
+        <source>Wrote %1 (%2) as %6. Answers: %3; comparisons: %4; measurements: %5.</source>
+        <translation>已写入 %1（%2），机器名为 %6。回答：%3；对比：%4；测量：%5。</translation>
+    </message>
+    <message>
+        <location line="-14"/>
+        <source>This machine is still being probed; try again in a moment.</source>
+        <translation>仍在检测本机硬件，请稍后再试。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Exporting to %1…</source>
+        <translation>正在导出到 %1…</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>Estimates now follow %1, calibrated by its own runs: see the Models page.</source>
+        <translation>现在所有估算都按 %1 进行，并用它自己的运行结果校准：请查看“模型”页。</translation>
     </message>
 </context>
 <context>

@@ -80,6 +80,7 @@ class CatalogEntry:
     from_file: bool = False
     n_ctx: int = 0
     calibration_runs: int = 0  # the estimate is calibrated from this many runs on its machine
+    calibration_source: str = ""  # "this machine", or "profile": carried by the profile
 
     @property
     def variant_id(self) -> str:
@@ -264,6 +265,7 @@ class CatalogCells(_Columns):
                     found.target.path is not None,
                     n_ctx,
                     found.calibration.runs if found.calibration is not None else 0,
+                    found.calibration.source if found.calibration is not None else "",
                 )
             )
         return updated

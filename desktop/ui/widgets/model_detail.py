@@ -265,7 +265,7 @@ class ModelDetailPanel(QWidget):
         model, variant, fit = entry.model, entry.variant, entry.fit
         self.title_label.setText(variant_label(model, variant))
         self.id_label.setText(variant.id)
-        self._show_verdict(entry)
+        self._show_verdict(entry, profile)
         self._show_memory(fit, profile)
         self._show_facts(entry, profile)
         self._show_buttons(entry, download_state, download_percent)
@@ -364,7 +364,7 @@ class ModelDetailPanel(QWidget):
         QGuiApplication.clipboard().setText(self.vllm_command)
         self.vllm_copy_button.setText(self.tr("Copied"))
 
-    def _show_verdict(self, entry: CatalogEntry) -> None:
+    def _show_verdict(self, entry: CatalogEntry, profile: HardwareProfile | None) -> None:
         fit = entry.fit
         word = fmt.verdict_word(fit) if entry.estimated else "…"
         color = VERDICT_COLORS.get(entry.verdict, "#8a8f96")
@@ -398,7 +398,14 @@ class ModelDetailPanel(QWidget):
             )
         if entry.from_file:
             context += " " + self.tr("Numbers from the file on disk.")
-        if entry.calibration_runs:  # two or more: a calibration needs at least two
+        if entry.calibration_runs and entry.calibration_source == "profile" and profile:
+            # A saved or imported machine's own runs: say whose speeds these are.
+            context += " " + (
+                self.tr("Calibrated from %1 runs measured on %2.")
+                .replace("%1", str(entry.calibration_runs))
+                .replace("%2", profile.name or self.tr("that machine"))
+            )
+        elif entry.calibration_runs:  # two or more: a calibration needs at least two
             context += " " + self.tr("Calibrated from %1 measured runs.").replace(
                 "%1", str(entry.calibration_runs)
             )
