@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop.core.gguf import ModelArch, TokenizerFacts, guess_tokenizer
+from desktop.core.kv_cache import BLOCK_BYTES
 
 MIB = 1024 * 1024
 N_BATCH = 512
@@ -23,7 +24,6 @@ CTX_PAD = 256  # llama.cpp rounds n_ctx (and SWA cache sizes) up to a multiple o
 F32 = 4
 
 # Bytes per block and values per block of the KV cache types llama.cpp accepts here.
-CACHE_BLOCK: dict[str, tuple[int, int]] = {"f16": (1, 2), "q8_0": (32, 34), "q4_0": (32, 18)}
 
 # Weight types llama.cpp's CPU backend copies into an interleaved ("repacked") layout at load,
 # by CPU family, with the row multiple each needs. The copy lives in anonymous memory next to the
@@ -99,7 +99,7 @@ def pad(value: int, multiple: int) -> int:
 
 def cache_row_bytes(n_values: int, cache_type: str) -> int:
     """Bytes of one cache row of ``n_values`` values (quantized types round up to blocks)."""
-    block, size = CACHE_BLOCK[cache_type]
+    block, size = BLOCK_BYTES[cache_type]
     return ((n_values + block - 1) // block) * size
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from desktop.core.compare import (
+    CompareFeed,
     CompareRunner,
     ComparisonPlan,
     ComparisonResult,
@@ -47,7 +48,6 @@ from desktop.core.engine import protocol as p
 from desktop.core.hardware import HardwareProfile
 from desktop.core.history import History
 from desktop.core.library import ModelResolver
-from desktop.ui.models.compare_live import CompareFeed
 from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
 #: Side by side, the models' workers run at this lower CPU priority: four llama.cpp workers and
