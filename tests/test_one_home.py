@@ -9,6 +9,7 @@ defaults, the default threads, and the memory that must fit.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,9 +32,16 @@ CONSTANTS = {
 
 
 def modules(root: Path = DESKTOP) -> Iterator[tuple[str, ast.Module]]:
-    for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text("utf-8"), str(path))
-        yield path.relative_to(root.parent).as_posix(), tree
+    yield from _parsed(root)
+
+
+@functools.cache
+def _parsed(root: Path) -> tuple[tuple[str, ast.Module], ...]:
+    """Every module under ``root``, parsed once per session (the trees are only read)."""
+    return tuple(
+        (path.relative_to(root.parent).as_posix(), ast.parse(path.read_text("utf-8"), str(path)))
+        for path in sorted(root.rglob("*.py"))
+    )
 
 
 def _constants(nodes: list[ast.expr | None]) -> set[str]:

@@ -470,10 +470,16 @@ class MainWindow(QMainWindow):
                 save(settings)
         settings.sync()
 
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self.save_state()
+    def shutdown(self) -> None:
+        """Stop the window's own timer and every page's work (closing, or a rebuilt window
+        taking its place: the object outlives either). Safe to call more than once."""
+        self._status_timer.stop()
         for page in self.pages.values():
             shutdown = getattr(page, "shutdown", None)
             if shutdown is not None:
                 shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        self.shutdown()
         super().closeEvent(event)
