@@ -79,8 +79,9 @@ class Calibration:
     touched_act_floats: int = 6
     # The CUDA context, cuBLAS workspace and the driver's reservations per device: measured on
     # an H200 (driver 580, CUDA 13.0, llama-cpp-python 0.3.36; ../shared/ground-truth): every
-    # full-offload load used 321-339 MB more than weights + KV cache + compute buffer, so the
-    # figure is set to 340 MB above the 384 MiB first assumed (never under on those rows).
+    # full-offload load used 321-339 MB more than predicted with 384 MiB here (weights + KV
+    # cache + compute buffer + 384 MiB), so the figure is those 384 MiB plus 340 MB (never
+    # under on those rows).
     # Smaller GPUs and older drivers take less: the estimate errs towards "needs more".
     # The host memory the CUDA runtime adds to the process is a literature value.
     gpu_context_bytes: int = 384 * MIB + 340_000_000

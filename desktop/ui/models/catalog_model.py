@@ -9,8 +9,8 @@ scroll position.
 
 The cells live in C++ (the model is a ``QStandardItemModel``, filled from Python when the
 entries change): painting the table and sorting it through the proxy then never call back into
-Python, which made a repaint of the visible rows 7x cheaper (38 -> 5 ms) and kept the GUI
-responsive while the context slider moves.
+Python, which keeps the GUI responsive while the context slider moves (benchmarks/RESULTS.md,
+"GUI stalls", has the repaint times before and after).
 
 Sorting goes through a proxy on :data:`SORT_ROLE`, whose values have one type per column:
 numbers for numeric columns (the catalog's own sort keys turned into ranks for the catalog
