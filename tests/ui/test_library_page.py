@@ -404,7 +404,7 @@ def test_a_folder_added_on_the_library_page_is_listed_in_settings_at_once(
     remove = settings_page.findChild(QPushButton, "removeLibraryFolderButton")
     assert remove is not None
     qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
-    assert state.settings.extra_model_dirs == ()
+    assert not state.settings.extra_model_dirs
     assert listed.count() == 0
     # Added in Settings: listed once (not once by the page and once by the signal).
     add = settings_page.findChild(QPushButton, "addLibraryFolderButton")
