@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.cpu_threads import default_threads
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
+    from desktop.core.engine.log_lines import log_excerpt
     from desktop.core.engine.managed import (
         READY_TIMEOUT_S,
         ManagedServer,
@@ -83,6 +84,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CrossCheck": ("crosscheck", "CrossCheck"),
     "cross_check": ("crosscheck", "cross_check"),
     "ProcessMemory": ("memory", "ProcessMemory"),
+    "log_excerpt": ("log_lines", "log_excerpt"),
     "LIVE_WINDOW_S": ("metrics", "LIVE_WINDOW_S"),
     "GenerationMeter": ("metrics", "GenerationMeter"),
     "GenerationMetrics": ("metrics", "GenerationMetrics"),
@@ -164,6 +166,7 @@ __all__ = [
     "error_pct",
     "family_template_name",
     "is_remote_spec",
+    "log_excerpt",
     "mean_sd",
     "protocol",
     "run_bench",
