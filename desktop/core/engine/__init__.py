@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from desktop.core.engine.chat import Answer, Conversation, Turn
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.cpu_threads import default_threads
+    from desktop.core.engine.cpu_use import CpuUse
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
     from desktop.core.engine.log_lines import log_excerpt
     from desktop.core.engine.managed import (
@@ -76,6 +77,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "run_bench": ("bench", "run_bench"),
     "EngineClient": ("client", "EngineClient"),
     "default_threads": ("cpu_threads", "default_threads"),
+    "CpuUse": ("cpu_use", "CpuUse"),
     "worker_command": ("client", "worker_command"),
     "BufferProjection": ("dryrun", "BufferProjection"),
     "DryRun": ("dryrun", "DryRun"),
@@ -132,6 +134,7 @@ __all__ = [
     "BenchSettings",
     "BufferProjection",
     "Conversation",
+    "CpuUse",
     "CrossCheck",
     "DryRun",
     "DryRunError",
