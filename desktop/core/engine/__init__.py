@@ -20,7 +20,13 @@ from desktop.core.engine import protocol
 
 if TYPE_CHECKING:
     from desktop.core.engine.backend import EngineBackend, Measures
-    from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
+    from desktop.core.engine.bench import (
+        BenchProgress,
+        BenchResult,
+        BenchRun,
+        BenchSettings,
+        run_bench,
+    )
     from desktop.core.engine.chat import Answer, Conversation, Turn
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.cpu_threads import default_threads
@@ -71,6 +77,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Answer": ("chat", "Answer"),
     "Conversation": ("chat", "Conversation"),
     "Turn": ("chat", "Turn"),
+    "BenchProgress": ("bench", "BenchProgress"),
     "BenchResult": ("bench", "BenchResult"),
     "BenchRun": ("bench", "BenchRun"),
     "BenchSettings": ("bench", "BenchSettings"),
@@ -129,6 +136,7 @@ __all__ = [
     "LIVE_WINDOW_S",
     "READY_TIMEOUT_S",
     "Answer",
+    "BenchProgress",
     "BenchResult",
     "BenchRun",
     "BenchSettings",
