@@ -313,18 +313,23 @@
     </message>
     <message>
         <location line="+6"/>
+        <source>memory only</source>
+        <translation>仅计入内存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>counts</source>
         <translation>计入</translation>
     </message>
     <message>
         <location line="+8"/>
-        <source>left out: other programs used %1 CPUs meanwhile</source>
-        <translation>未计入：期间其他程序占用了 %1 个 CPU</translation>
+        <source>speed left out: other programs used %1 CPUs meanwhile</source>
+        <translation>速度未计入：期间其他程序占用了 %1 个 CPU</translation>
     </message>
     <message>
         <location line="+3"/>
-        <source>left out: the machine was busy</source>
-        <translation>未计入：机器当时繁忙</translation>
+        <source>speed left out: the machine was busy</source>
+        <translation>速度未计入：机器当时繁忙</translation>
     </message>
     <message>
         <location line="+2"/>
