@@ -40,6 +40,7 @@ from desktop.core.engine.backend import Measures
 from desktop.core.engine.memory import MemorySampler, NvmlReader, ProcessMemory
 from desktop.core.engine.metrics import MemoryPhases
 from desktop.core.engine.request import Request, WorkerError
+from desktop.core.engine.worker_support import PARENT_PID_ENV
 from desktop.core.errors import EngineError
 
 __all__ = ["EngineClient", "Request", "WorkerError", "worker_command"]
@@ -114,6 +115,14 @@ class EngineClient:
     @property
     def returncode(self) -> int | None:
         return self._proc.returncode if self._proc is not None else None
+
+    @property
+    def exit_sentence(self) -> str | None:
+        """How the worker ended, in one sentence (None while it runs or before it started)."""
+        proc = self._proc
+        if proc is None or proc.poll() is None:
+            return None
+        return _crash_message(proc)
 
     def start(self, timeout: float = START_TIMEOUT_S) -> p.Ready:
         """Spawn the worker and wait for its ``ready`` event (protocol version checked)."""
@@ -377,6 +386,7 @@ class EngineClient:
         current = env.get("PYTHONPATH", "")
         if root not in current.split(os.pathsep):
             env["PYTHONPATH"] = root + (os.pathsep + current if current else "")
+        env[PARENT_PID_ENV] = str(os.getpid())  # the worker ends when this process does
         return env
 
     def _next_id(self, prefix: str) -> str:

@@ -12,6 +12,12 @@ pass-through ``{% generation %}`` tag, ``tojson`` without ASCII escaping, and th
 variables. One difference on purpose: touching an unsafe attribute (``''.__class__``) is an
 error here, where plain jinja2 would quietly print nothing.
 
+Size limits, on top of the sandbox: ``*`` and ``+`` refuse to build a text or list longer than
+:data:`MAX_VALUE_ITEMS`, ``**`` an integer of more than :data:`MAX_POWER_BITS` bits (jinja2
+would otherwise try ``'x' * 10**10``), and a render stops once its output passes
+``max_chars``. Time and memory are limited by whoever renders
+(:mod:`desktop.core.engine.render_limits`, in the worker).
+
 The named templates (:data:`NAMED_TEMPLATES`) are copies of the real ones, kept verbatim in
 :mod:`desktop.core.engine.chat_template_texts`; ``plain`` is ours, for base models without any
 chat format.
@@ -38,10 +44,14 @@ from desktop.core.engine.chat_template_texts import NAMED_TEMPLATES
 from desktop.core.errors import EngineError
 
 __all__ = [
+    "MAX_POWER_BITS",
+    "MAX_VALUE_ITEMS",
     "NAMED_TEMPLATES",
     "TEMPLATE_ALIASES",
     "ChatTemplate",
+    "PromptTooLong",
     "TemplateError",
+    "check_template",
     "choose_template",
     "family_template_name",
     "merge_system_into_user",
@@ -57,10 +67,28 @@ log = logging.getLogger(__name__)
 TemplateSource = Literal["embedded", "family", "named", "jinja"]
 
 
+#: The longest text or list ``*`` and ``+`` may build inside a template (characters/items).
+MAX_VALUE_ITEMS = 16 * 1024 * 1024
+#: The largest integer ``**`` may build inside a template, in bits.
+MAX_POWER_BITS = 64 * 1024
+
+
 class TemplateError(EngineError):
     """A chat template could not be chosen, compiled or rendered."""
 
     kind = "engine.template"
+
+
+class PromptTooLong(TemplateError):
+    """The rendered prompt passed the ``max_chars`` it was given (``chars``)."""
+
+    def __init__(self, max_chars: int) -> None:
+        super().__init__(f"The prompt would be longer than {max_chars:,} characters.")
+        self.max_chars = max_chars
+
+
+class _TooLarge(Exception):
+    """A template tried to build a value past the size limits."""
 
 
 @dataclass(frozen=True)
@@ -244,12 +272,43 @@ class _IgnoreGenerationTags(jinja2.ext.Extension):
 
 
 class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
-    """The immutable sandbox, failing loudly on unsafe attributes instead of printing nothing."""
+    """The immutable sandbox, failing loudly on unsafe attributes instead of printing nothing,
+    and refusing to build huge values with ``*``, ``+`` and ``**``."""
+
+    intercepted_binops = frozenset({"*", "+", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "*":
+            _check_repeat(left, right)
+            _check_repeat(right, left)
+        elif operator == "+":
+            if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
+                _check_items(len(left) + len(right))
+        elif operator == "**":
+            _check_power(left, right)
+        return super().call_binop(context, operator, left, right)
 
     def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
         raise SecurityError(
             f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe"
         )
+
+
+def _check_items(n: int) -> None:
+    if n > MAX_VALUE_ITEMS:
+        raise _TooLarge(f"a text or list of {n:,} items (at most {MAX_VALUE_ITEMS:,})")
+
+
+def _check_repeat(sequence: Any, times: Any) -> None:
+    if isinstance(sequence, (str, list, tuple)) and isinstance(times, int):
+        _check_items(len(sequence) * max(0, times))
+
+
+def _check_power(base: Any, exponent: Any) -> None:
+    if isinstance(base, int) and isinstance(exponent, int) and exponent > 0:
+        bits = abs(base).bit_length()
+        if bits > 1 and (bits - 1) * exponent > MAX_POWER_BITS:
+            raise _TooLarge(f"a number of about {(bits - 1) * exponent:,} bits")
 
 
 def _tojson(
@@ -301,6 +360,27 @@ def _compile(text: str) -> jinja2.Template:
     except jinja2.TemplateSyntaxError as exc:
         detail = f"{exc.message or 'syntax error'} (line {exc.lineno})"
         raise TemplateError(_sentence("The chat template is not valid Jinja", detail)) from None
+    except (RecursionError, MemoryError) as exc:  # nested past what the parser can hold
+        detail = f"{type(exc).__name__}: it nests too deeply or is too large"
+        raise TemplateError(_sentence("The chat template cannot be compiled", detail)) from None
+
+
+def _compile_for(template: ChatTemplate) -> jinja2.Template:
+    """The compiled template; for a model's own template, the error says what to do instead."""
+    try:
+        return _compile(template.text)
+    except TemplateError as exc:
+        if template.source != "embedded":
+            raise
+        raise TemplateError(
+            f"The model file's own chat template cannot be used: {exc.message} "
+            f"Choose another template instead ({', '.join(template_names())})."
+        ) from None
+
+
+def check_template(template: ChatTemplate) -> None:
+    """Compile ``template`` now: TemplateError if it is not valid Jinja."""
+    _compile_for(template)
 
 
 def _render(
@@ -311,6 +391,7 @@ def _render(
     eos_token: str,
     add_generation_prompt: bool,
     extra: Mapping[str, Any],
+    max_chars: int | None = None,
 ) -> str:
     context = dict(extra)
     context.update(
@@ -321,7 +402,16 @@ def _render(
         raise_exception=_raise_exception,
         strftime_now=_strftime_now,
     )
-    return compiled.render(**context)
+    if max_chars is None:
+        return compiled.render(**context)
+    parts: list[str] = []
+    length = 0
+    for part in compiled.generate(**context):
+        length += len(part)
+        if length > max_chars:
+            raise PromptTooLong(max_chars)
+        parts.append(part)
+    return "".join(parts)
 
 
 _SYSTEM_PROBE = "scout-system-probe-7f3a"
@@ -338,7 +428,10 @@ def _supports_system_role(text: str) -> bool:
             eos_token="",
             add_generation_prompt=True,
             extra={},
+            max_chars=MAX_VALUE_ITEMS,
         )
+    except MemoryError:
+        raise  # the render's memory cap, not a verdict on system roles
     except Exception:
         return False
     return _SYSTEM_PROBE in rendered
@@ -375,6 +468,7 @@ def render_chat(
     eos_token: str = "",
     add_generation_prompt: bool = True,
     extra_context: Mapping[str, Any] | None = None,
+    max_chars: int | None = None,
 ) -> str:
     """Render ``messages`` (``role``/``content`` mappings) to the prompt text.
 
@@ -382,9 +476,10 @@ def render_chat(
     (see :func:`merge_system_into_user`). The text holds ``bos_token`` wherever the template
     writes it, as llama-cpp-python's formatter does: tokenize it with ``special=True`` and
     without adding another BOS when it already starts with one. Any failure, including
-    ``raise_exception`` in the template and blocked unsafe access, raises :class:`TemplateError`.
+    ``raise_exception`` in the template and blocked unsafe access, raises :class:`TemplateError`;
+    an output past ``max_chars`` characters stops the render with :class:`PromptTooLong`.
     """
-    compiled = _compile(template.text)
+    compiled = _compile_for(template)
     prepared: list[dict[str, Any]] = [dict(m) for m in messages]
     if any(m.get("role") == "system" for m in prepared) and not supports_system_role(template):
         prepared = [dict(m) for m in merge_system_into_user(messages)]
@@ -396,11 +491,22 @@ def render_chat(
             eos_token=eos_token,
             add_generation_prompt=add_generation_prompt,
             extra=extra_context or {},
+            max_chars=max_chars,
         )
+    except PromptTooLong:
+        raise
     except _RaisedByTemplate as exc:
         raise TemplateError(_sentence("The chat template refused the messages", str(exc))) from None
     except SecurityError as exc:
         raise TemplateError(_sentence("The sandbox stopped the chat template", str(exc))) from None
+    except _TooLarge as exc:
+        raise TemplateError(
+            _sentence("The chat template tried to build too much", str(exc))
+        ) from None
+    except MemoryError:
+        raise TemplateError(
+            "The chat template needed more memory than a template may use; choose another template."
+        ) from None
     except Exception as exc:  # a user's template can fail in any way; none may escape raw
         log.debug("chat template %s failed", template.name, exc_info=True)
         detail = f"{type(exc).__name__}: {exc}"
