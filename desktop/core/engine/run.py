@@ -187,6 +187,13 @@ class Session:
     def close(self) -> None:
         self.client.close()
 
+    def reopen(self, timeout: float | None = None) -> p.Loaded:
+        """A fresh worker with the model loaded again, after the last one died (the dead one
+        is reaped first); WorkerError when the new one refuses."""
+        self.client.close()
+        self.loaded = None
+        return self.open(timeout)
+
     @property
     def loaded_at(self) -> float | None:
         """When the load finished (``perf_counter``): memory is counted from there on, by
