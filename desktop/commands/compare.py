@@ -219,6 +219,7 @@ def _run(
         on_event=progress,
         comparison_id=comparison_id,
         existing=existing,
+        remote_timeout_s=ws.settings.remote_timeout_s,
     )
     try:
         result = runner.run()

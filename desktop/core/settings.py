@@ -41,6 +41,7 @@ class Settings:
     # llama.cpp's threads take every CPU, where drawing slows the decode), "smooth" (~30 Hz),
     # "light" (~5 Hz).
     live_redraw: str = "auto"
+    remote_timeout_s: int = 60  # how long a remote engine may stay silent before it is given up
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def resolved_models_dir(self) -> Path:
@@ -65,6 +66,7 @@ _VALIDATORS: dict[str, Any] = {
     "default_threads": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 1024,
     "theme": lambda v: v in ("system", "light", "dark"),
     "live_redraw": lambda v: v in ("auto", "smooth", "light"),
+    "remote_timeout_s": lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 3600,
 }
 
 
