@@ -4,7 +4,8 @@ Each bomb (``tests/fixtures/gguf_bombs.py``) is a valid-looking header whose cou
 about the bytes behind them but large: ten million tensor infos in a 400 MB file, a 120 MB
 array of ten million empty arrays, ten million empty strings, a million metadata keys, ten
 thousand arrays of a thousand strings. Every operation runs in a fresh process and is measured
-from outside: wall time, and peak RSS from the kernel's accounting of that child (``wait4``).
+from outside: wall time, and peak RSS (``VmHWM``: the child reports it as it ends; for a run
+that is killed, the last value read from outside).
 
 Operations: ``read`` (``read_gguf``: the reader alone), ``fit`` (``llm-scout fit FILE``),
 ``import`` (``llm-scout import FILE``: header, sha256, library row) and ``scan``
@@ -27,7 +28,6 @@ import argparse
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 import tarfile
@@ -78,7 +78,20 @@ def _child(op: str, path: str, home: str) -> None:
     except BaseException as exc:  # the outcome is what is measured, whatever it is
         outcome = f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - started
-    sys.stdout.write(json.dumps({"outcome": outcome[:160], "inner_s": seconds}) + "\n")
+    result = {"outcome": outcome[:160], "inner_s": seconds, "hwm_kib": _hwm_kib("self")}
+    sys.stdout.write(json.dumps(result) + "\n")
+
+
+def _hwm_kib(pid: str) -> int:
+    """A process's peak RSS so far (``VmHWM``), in KiB; 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
 
 
 # --------------------------------------------------------------------------- the parent side
@@ -105,7 +118,11 @@ def _extract(rev: str, into: Path) -> Path:
 
 
 def _run(code_root: Path, op: str, path: Path, timeout: float) -> Measured:
-    home = tempfile.mkdtemp(prefix="bomb-home-")
+    with tempfile.TemporaryDirectory(prefix="bomb-home-") as home:
+        return _run_in(code_root, op, path, timeout, home)
+
+
+def _run_in(code_root: Path, op: str, path: Path, timeout: float, home: str) -> Measured:
     env = dict(os.environ, PYTHONPATH=str(code_root), LLM_SCOUT_HOME=home)
     env.pop("LLM_SCOUT_DEBUG", None)
     script = (
@@ -118,26 +135,25 @@ def _run(code_root: Path, op: str, path: Path, timeout: float) -> Measured:
     proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     peak_kib = 0
     timed_out = False
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            peak_kib = usage.ru_maxrss
-            break
+    while proc.poll() is None:
+        peak_kib = max(peak_kib, _hwm_kib(str(proc.pid)))
         if time.perf_counter() - started > timeout:
-            os.kill(proc.pid, signal.SIGKILL)
-            _pid, status, usage = os.wait4(proc.pid, 0)
-            peak_kib = usage.ru_maxrss
+            proc.kill()
+            proc.wait()
             timed_out = True
             break
         time.sleep(0.02)
     seconds = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
     out = proc.stdout.read().decode("utf-8", "replace") if proc.stdout else ""
+    if proc.stdout:
+        proc.stdout.close()
     if timed_out:
         outcome = f"killed after {timeout:.0f} s"
     else:
         try:
-            outcome = json.loads(out.strip().splitlines()[-1])["outcome"]
+            report = json.loads(out.strip().splitlines()[-1])
+            outcome = report["outcome"]
+            peak_kib = max(peak_kib, int(report["hwm_kib"]))
         except (IndexError, ValueError, KeyError):
             outcome = f"exit {proc.returncode}"
     return Measured(seconds, peak_kib * 1024, outcome)
