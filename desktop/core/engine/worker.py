@@ -218,6 +218,9 @@ class Worker:
         except RenderCancelled:
             self.send(p.Error(cmd.id, "cancelled", "Loading the model was cancelled."))
             return
+        if cmd.n_ctx > p.MAX_CTX:
+            self.send(p.Error(cmd.id, "invalid_request", p.too_long_context(cmd.n_ctx)))
+            return
         if cmd.cache_type != "f16" and not cmd.flash_attn:
             self.send(
                 p.Error(
