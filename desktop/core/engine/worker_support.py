@@ -75,15 +75,28 @@ class EventWriter:
             self.on_broken()
 
 
+# ggml_log_level: DEBUG messages (and the CONT lines that carry them on) are left out.
+_LOG_DEBUG, _LOG_CONT = 1, 5  # ggml.h: NONE 0, DEBUG 1, INFO 2, WARN 3, ERROR 4, CONT 5
+
+
 class LlamaLog:
-    """llama.cpp's log: copied to stderr as it comes, its last lines kept for error messages."""
+    """llama.cpp's log: copied to stderr as it comes, its last lines kept for error messages.
+
+    Debug messages are dropped: llama.cpp writes dozens per graph it builds
+    (``llama_graph_n_input_tensors: ...``), and they would push what went wrong out of the
+    tail a crash report shows."""
 
     def __init__(self, llama_cpp: Any, max_lines: int = LOG_TAIL_LINES) -> None:
         self._lines: deque[str] = deque(maxlen=max_lines)
         self._partial = ""
         self._lock = threading.Lock()
+        self._in_debug = False
 
         def callback(level: int, text: bytes, user_data: Any) -> None:
+            if level == _LOG_DEBUG or (level == _LOG_CONT and self._in_debug):
+                self._in_debug = True
+                return
+            self._in_debug = False
             self.write(text)
 
         self._callback = llama_cpp.llama_log_callback(callback)  # must stay referenced
