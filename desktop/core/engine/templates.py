@@ -12,11 +12,9 @@ pass-through ``{% generation %}`` tag, ``tojson`` without ASCII escaping, and th
 variables. One difference on purpose: touching an unsafe attribute (``''.__class__``) is an
 error here, where plain jinja2 would quietly print nothing.
 
-Size limits, on top of the sandbox: ``*`` and ``+`` refuse to build a text or list longer than
-:data:`MAX_VALUE_ITEMS`, ``**`` an integer of more than :data:`MAX_POWER_BITS` bits (jinja2
-would otherwise try ``'x' * 10**10``), and a render stops once its output passes
-``max_chars``. Time and memory are limited by whoever renders
-(:mod:`desktop.core.engine.render_limits`, in the worker).
+The sandbox itself is :mod:`desktop.core.engine.template_sandbox` (size limits on ``*``, ``+``
+and ``**``); a render here also stops once its output passes ``max_chars``. Time and memory are
+limited by whoever renders (:mod:`desktop.core.engine.render_limits`, in the worker).
 
 The named templates (:data:`NAMED_TEMPLATES`) are copies of the real ones, kept verbatim in
 :mod:`desktop.core.engine.chat_template_texts`; ``plain`` is ours, for base models without any
@@ -25,22 +23,25 @@ chat format.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 from typing import Any, Literal
 
 import jinja2
-import jinja2.ext
-import jinja2.parser
-import jinja2.sandbox
-from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 
 from desktop.core.engine.chat_template_texts import NAMED_TEMPLATES
+from desktop.core.engine.template_sandbox import (
+    MAX_POWER_BITS,
+    MAX_VALUE_ITEMS,
+    RaisedByTemplate,
+    TooLarge,
+    environment,
+    raise_exception,
+    strftime_now,
+)
 from desktop.core.errors import EngineError
 
 __all__ = [
@@ -67,12 +68,6 @@ log = logging.getLogger(__name__)
 TemplateSource = Literal["embedded", "family", "named", "jinja"]
 
 
-#: The longest text or list ``*`` and ``+`` may build inside a template (characters/items).
-MAX_VALUE_ITEMS = 16 * 1024 * 1024
-#: The largest integer ``**`` may build inside a template, in bits.
-MAX_POWER_BITS = 64 * 1024
-
-
 class TemplateError(EngineError):
     """A chat template could not be chosen, compiled or rendered."""
 
@@ -85,10 +80,6 @@ class PromptTooLong(TemplateError):
     def __init__(self, max_chars: int) -> None:
         super().__init__(f"The prompt would be longer than {max_chars:,} characters.")
         self.max_chars = max_chars
-
-
-class _TooLarge(Exception):
-    """A template tried to build a value past the size limits."""
 
 
 @dataclass(frozen=True)
@@ -261,92 +252,6 @@ def special_token_texts(metadata: Mapping[str, Any]) -> tuple[str, str]:
     return text("tokenizer.ggml.bos_token_id"), text("tokenizer.ggml.eos_token_id")
 
 
-class _IgnoreGenerationTags(jinja2.ext.Extension):
-    """Pass-through for transformers' ``{% generation %}`` tag (as llama-cpp-python does)."""
-
-    tags = {"generation"}  # noqa: RUF012 - jinja2's own class attribute
-
-    def parse(self, parser: jinja2.parser.Parser) -> list[nodes.Node]:
-        parser.stream.skip(1)
-        return parser.parse_statements(("name:endgeneration",), drop_needle=True)
-
-
-class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
-    """The immutable sandbox, failing loudly on unsafe attributes instead of printing nothing,
-    and refusing to build huge values with ``*``, ``+`` and ``**``."""
-
-    intercepted_binops = frozenset({"*", "+", "**"})
-
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if operator == "*":
-            _check_repeat(left, right)
-            _check_repeat(right, left)
-        elif operator == "+":
-            if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-                _check_items(len(left) + len(right))
-        elif operator == "**":
-            _check_power(left, right)
-        return super().call_binop(context, operator, left, right)
-
-    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
-        raise SecurityError(
-            f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe"
-        )
-
-
-def _check_items(n: int) -> None:
-    if n > MAX_VALUE_ITEMS:
-        raise _TooLarge(f"a text or list of {n:,} items (at most {MAX_VALUE_ITEMS:,})")
-
-
-def _check_repeat(sequence: Any, times: Any) -> None:
-    if isinstance(sequence, (str, list, tuple)) and isinstance(times, int):
-        _check_items(len(sequence) * max(0, times))
-
-
-def _check_power(base: Any, exponent: Any) -> None:
-    if isinstance(base, int) and isinstance(exponent, int) and exponent > 0:
-        bits = abs(base).bit_length()
-        if bits > 1 and (bits - 1) * exponent > MAX_POWER_BITS:
-            raise _TooLarge(f"a number of about {(bits - 1) * exponent:,} bits")
-
-
-def _tojson(
-    value: Any,
-    ensure_ascii: bool = False,
-    indent: int | None = None,
-    separators: tuple[str, str] | None = None,
-    sort_keys: bool = False,
-) -> str:
-    return json.dumps(
-        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
-    )
-
-
-def _strftime_now(fmt: str) -> str:
-    return datetime.now().strftime(fmt)
-
-
-class _RaisedByTemplate(Exception):
-    """``raise_exception(message)`` called by a template."""
-
-
-def _raise_exception(message: str) -> None:
-    raise _RaisedByTemplate(message)
-
-
-@lru_cache(maxsize=1)
-def _environment() -> _Sandbox:
-    env = _Sandbox(
-        loader=jinja2.BaseLoader(),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        extensions=[_IgnoreGenerationTags, jinja2.ext.loopcontrols],
-    )
-    env.filters["tojson"] = _tojson
-    return env
-
-
 def _sentence(prefix: str, detail: str) -> str:
     """One plain sentence: ``prefix: detail.`` on a single line, ending in one full stop."""
     text = f"{prefix}: {' '.join(str(detail).split()) or 'unknown error'}"
@@ -356,7 +261,7 @@ def _sentence(prefix: str, detail: str) -> str:
 @lru_cache(maxsize=64)
 def _compile(text: str) -> jinja2.Template:
     try:
-        return _environment().from_string(text)
+        return environment().from_string(text)
     except jinja2.TemplateSyntaxError as exc:
         detail = f"{exc.message or 'syntax error'} (line {exc.lineno})"
         raise TemplateError(_sentence("The chat template is not valid Jinja", detail)) from None
@@ -399,8 +304,8 @@ def _render(
         bos_token=bos_token,
         eos_token=eos_token,
         add_generation_prompt=add_generation_prompt,
-        raise_exception=_raise_exception,
-        strftime_now=_strftime_now,
+        raise_exception=raise_exception,
+        strftime_now=strftime_now,
     )
     if max_chars is None:
         return compiled.render(**context)
@@ -495,11 +400,11 @@ def render_chat(
         )
     except PromptTooLong:
         raise
-    except _RaisedByTemplate as exc:
+    except RaisedByTemplate as exc:
         raise TemplateError(_sentence("The chat template refused the messages", str(exc))) from None
     except SecurityError as exc:
         raise TemplateError(_sentence("The sandbox stopped the chat template", str(exc))) from None
-    except _TooLarge as exc:
+    except TooLarge as exc:
         raise TemplateError(
             _sentence("The chat template tried to build too much", str(exc))
         ) from None
