@@ -1380,12 +1380,17 @@
         <translation>正在检查 %1：%2 / %3（%4%）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>%1 files</source>
         <translation>%1 个文件</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+3"/>
+        <source>%1 · not verified against a known hash</source>
+        <translation>%1 · 未对照已知哈希校验</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>%1 (%2 of %3)</source>
         <translation>%1（%2 / %3）</translation>
     </message>
