@@ -1139,7 +1139,7 @@
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
     <message>
-        <location line="+112"/>
+        <location line="+117"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
@@ -1746,12 +1746,17 @@
         <translation>正在检查 %1：%2 / %3（%4%）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>%1 files</source>
         <translation>%1 个文件</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+3"/>
+        <source>%1 · not verified against a known hash</source>
+        <translation>%1 · 未对照已知哈希校验</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>%1 (%2 of %3)</source>
         <translation>%1（%2 / %3）</translation>
     </message>
@@ -3684,7 +3689,7 @@
 <context>
     <name>LibraryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/library.py" line="+114"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+119"/>
         <source>Library</source>
         <translation>本地模型</translation>
     </message>
@@ -3790,12 +3795,12 @@
     </message>
     <message>
         <location line="+8"/>
-        <location line="+245"/>
+        <location line="+267"/>
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location line="-242"/>
+        <location line="-264"/>
         <source>No models yet. Download one from the Models page, import a .gguf file (or drop it here), or add a folder where you keep models.</source>
         <translation>还没有模型。可以在“模型”页下载一个，导入一个 .gguf 文件（或拖放到这里），或者添加一个存放模型的文件夹。</translation>
     </message>
@@ -3886,12 +3891,12 @@
         <translation>已导入 %1 个文件。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+20"/>
         <source>%1 was not imported: %2</source>
         <translation>%1 未导入：%2</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-15"/>
         <source>Import stopped.</source>
         <translation>导入已停止。</translation>
     </message>
@@ -3907,12 +3912,32 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+178"/>
+        <location line="+205"/>
         <source>Forgotten; the file stays on disk.</source>
         <translation>已忘记；文件仍保留在磁盘上。</translation>
     </message>
     <message>
-        <location line="-154"/>
+        <location line="-190"/>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 other reasons</source>
+        <translation>其他 %1 种原因</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 files were not imported (%2); they are listed as errors in the table: select one to see why.</source>
+        <translation>%1 个文件未导入（%2）；它们在表格中列为错误行：选中一行即可查看原因。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>

@@ -21,7 +21,7 @@ from desktop.core.engine import protocol
 if TYPE_CHECKING:
     from desktop.core.engine.backend import EngineBackend, Measures
     from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
-    from desktop.core.engine.chat import Answer, Conversation, Turn
+    from desktop.core.engine.chat import Answer, Conversation, Turn, worker_gone
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
     from desktop.core.engine.managed import (
@@ -68,6 +68,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Answer": ("chat", "Answer"),
     "Conversation": ("chat", "Conversation"),
     "Turn": ("chat", "Turn"),
+    "worker_gone": ("chat", "worker_gone"),
     "BenchResult": ("bench", "BenchResult"),
     "BenchRun": ("bench", "BenchRun"),
     "BenchSettings": ("bench", "BenchSettings"),
@@ -172,6 +173,7 @@ __all__ = [
     "vllm_available",
     "vllm_server",
     "worker_command",
+    "worker_gone",
     "worker_main",
 ]
 

@@ -491,7 +491,12 @@ class ComparePage(QWidget):
         self._show_live()
         self.results.clear()
         profile = self.state.this_machine or self.state.profile
-        self.job.run(prepared, profile=profile, machine=THIS_MACHINE)
+        self.job.run(
+            prepared,
+            profile=profile,
+            machine=THIS_MACHINE,
+            remote_timeout_s=self.state.settings.remote_timeout_s,
+        )
         self._set_phase("running")
 
     def _on_job_prepare_failed(self, error: Exception) -> None:

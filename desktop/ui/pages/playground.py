@@ -610,7 +610,7 @@ class PlaygroundPage(QWidget):
         model name cannot be used)."""
         panel = self.load_panel
         try:
-            endpoint = panel.endpoint()
+            endpoint = panel.endpoint().with_timeout(self.state.settings.remote_timeout_s)
             settings = LoadSettings(n_ctx=panel.ctx_spin.value())
         except ScoutError as exc:
             panel.problem_label.setText(exc.message)
