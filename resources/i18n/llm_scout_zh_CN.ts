@@ -5868,12 +5868,12 @@
     <message>
         <location line="+24"/>
         <location line="+7"/>
-        <location line="+164"/>
+        <location line="+184"/>
         <source>Models folder</source>
         <translation>模型文件夹</translation>
     </message>
     <message>
-        <location line="-169"/>
+        <location line="-189"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
@@ -5954,7 +5954,22 @@
         <translation>默认上下文</translation>
     </message>
     <message>
+        <location line="+5"/>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Remote engine timeout</source>
+        <translation>远程引擎超时</translation>
+    </message>
+    <message>
         <location line="+6"/>
+        <source>How long a server (llama-server, Ollama, vLLM) may stay silent before its answer is given up.</source>
+        <translation>服务器（llama-server、Ollama、vLLM）无响应多久后放弃这次回答。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>System language</source>
         <translation>跟随系统语言</translation>
     </message>
