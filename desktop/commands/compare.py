@@ -29,6 +29,9 @@ from typing import TextIO
 from desktop.commands.common import add_json_argument, add_quiet_argument, warn, workspace
 from desktop.commands.output import emit_json, format_table, interactive
 from desktop.core.compare import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_SEED,
+    DEFAULT_TEMPERATURE,
     MAX_CONTESTANTS,
     MIN_CONTESTANTS,
     AnswerFinished,
@@ -40,8 +43,10 @@ from desktop.core.compare import (
     ComparisonStarted,
     ContestantFailed,
     ContestantStarted,
-    PromptSuite,
     build_contestants,
+    context_for,
+    default_load,
+    default_sampling,
     find_suite,
     list_suites,
     open_comparison,
@@ -52,14 +57,10 @@ from desktop.core.compare import (
     to_dict,
     write_report,
 )
-from desktop.core.engine import LoadSettings, auto_flash_attn
-from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
 from desktop.core.history import History
+from desktop.core.kv_cache import CACHE_TYPES
 from desktop.core.workspace import Workspace
-
-DEFAULT_SEED = 1
-CTX_STEP = 512
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -107,11 +108,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--threads", type=int, default=None, metavar="N", help="CPU threads")
     parser.add_argument(
         "--cache-type",
-        choices=("f16", "q8_0", "q4_0"),
+        choices=CACHE_TYPES,
         default="f16",
         help="KV cache type (a quantized one turns flash attention on)",
     )
-    parser.add_argument("--temp", type=float, default=0.8, metavar="T", help="temperature")
+    parser.add_argument(
+        "--temp", type=float, default=DEFAULT_TEMPERATURE, metavar="T", help="temperature"
+    )
     parser.add_argument(
         "--seed",
         type=int,
@@ -120,7 +123,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="sampling seed (fixed, so a re-run compares like with like)",
     )
     parser.add_argument(
-        "--max-tokens", type=int, default=256, metavar="N", help="most tokens per answer"
+        "--max-tokens",
+        type=int,
+        default=DEFAULT_MAX_TOKENS,
+        metavar="N",
+        help="most tokens per answer",
     )
     parser.add_argument("--system", metavar="S", help="system prompt for every model")
     parser.add_argument("--title", metavar="TEXT", help="a title for the comparison")
@@ -177,30 +184,19 @@ def _new_plan(args: argparse.Namespace, ws: Workspace) -> ComparisonPlan:
     suite = single_prompt(args.prompt, args.system) if args.prompt else find_suite(args.suite)
     for problem in suite.problems:
         warn([f"{suite.path or suite.name}, {problem}: skipped."])
-    ctx = args.ctx if args.ctx is not None else _context_for(suite, args.max_tokens, ws)
-    load = LoadSettings(
-        n_ctx=ctx,
-        n_gpu_layers=args.ngl,
-        n_threads=args.threads,
-        cache_type=args.cache_type,
-        flash_attn=auto_flash_attn(args.cache_type),
+    ctx = args.ctx
+    if ctx is None:
+        ctx = context_for(suite, args.max_tokens, ws.settings.default_ctx)
+    load = default_load(
+        ctx, n_threads=args.threads, n_gpu_layers=args.ngl, cache_type=args.cache_type
     )
-    sampling = p.SamplingParams(temperature=args.temp, seed=args.seed, max_tokens=args.max_tokens)
+    sampling = default_sampling(args.max_tokens, temperature=args.temp, seed=args.seed)
     contestants = build_contestants(
         ws.resolver, args.models, load=load, sampling=sampling, system=args.system
     )
     return ComparisonPlan.for_suite(
         contestants, suite, mode=args.mode, blind=args.blind, title=args.title or ""
     )
-
-
-def _context_for(suite: PromptSuite, max_tokens: int, ws: Workspace) -> int:
-    """The settings' context, or more when the longest prompt needs it (rounded up)."""
-    needed = suite.context_needed(max_tokens)
-    default = ws.settings.default_ctx
-    if needed <= default:
-        return default
-    return -(-needed // CTX_STEP) * CTX_STEP
 
 
 def _run(

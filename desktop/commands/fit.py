@@ -36,6 +36,7 @@ from desktop.core.fit import (
     what_if_plan,
 )
 from desktop.core.hardware import HardwareProfile
+from desktop.core.kv_cache import check_flash_attn
 
 
 def register(subparsers: Any) -> None:
@@ -105,11 +106,10 @@ def run_fit(args: argparse.Namespace) -> int:
         raise UsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be at least 1, not {args.threads}.")
-    if args.cache_type != "f16" and args.flash_attn == "off":
-        raise UsageError(
-            f"A {args.cache_type} KV cache needs flash attention (llama.cpp cannot make a "
-            "quantized V cache without it); use --flash-attn auto or on."
-        )
+    try:
+        check_flash_attn(args.cache_type, flash_attn_from(args))
+    except UsageError as exc:
+        raise UsageError(f"{exc.message[:-1]}; use --flash-attn auto or on.") from None
     if args.tensor_parallel is not None and args.tensor_parallel < 1:
         raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}.")
     if args.pipeline_parallel < 1:
@@ -196,9 +196,7 @@ def _print_human(result: FitResult, profile_name: str) -> None:
     out.write("\n")
     rows: list[tuple[str, str, str]] = []
     for name in ("weights", "kv_cache", "compute", "overhead"):
-        ram = getattr(result.ram, name)
-        if name == "weights":
-            ram -= result.page_cache_bytes
+        ram = getattr(result.resident_ram, name)
         vram = getattr(result.vram, name)
         rows.append((name.replace("_", " "), human_bytes(ram), human_bytes(vram)))
     if result.page_cache_bytes:

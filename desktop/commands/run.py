@@ -42,7 +42,7 @@ from desktop.core.engine import (
 )
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError, UsageError
-from desktop.core.fit import past_trained_context, record_run
+from desktop.core.fit import calibrates, past_trained_context, record_run
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile
 from desktop.core.history import History, settings_dict
 
@@ -154,7 +154,8 @@ def handle(args: argparse.Namespace) -> int:
         report = session.report(request)
         metrics = report.metrics
         prediction = session.prediction(metrics.prompt_tokens + metrics.generated_tokens)
-    if endpoint is None:  # a server's speed says nothing about this machine's calibration
+    # This machine's own profile (never a what-if one here); an answer that failed raised.
+    if calibrates(remote=endpoint is not None, what_if=False, failed=False):
         record_run(report, loaded, profile, label=label)  # never fails the command
     _store(
         report,

@@ -28,8 +28,8 @@ from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from desktop.core import paths
 from desktop.core.errors import SettingsError
-from desktop.core.fit import CacheType
 from desktop.core.hub import endpoint_problem
+from desktop.core.kv_cache import CacheType
 from desktop.core.storage import keep_aside
 
 log = logging.getLogger(__name__)

@@ -531,11 +531,18 @@ class MainWindow(QMainWindow):
                 save(settings)
         settings.sync()
 
-    def closeEvent(self, event: QCloseEvent) -> None:
+    def shutdown(self) -> None:
+        """Stop the window's own timer and every page's work (closing, or a rebuilt window
+        taking its place: the object outlives either). Safe to call more than once. Pages not
+        made yet are not made for it."""
         self._closed = True
-        self.save_state()
+        self._status_timer.stop()
         for page in self.pages.made().values():
             shutdown = getattr(page, "shutdown", None)
             if shutdown is not None:
                 shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        self.shutdown()
         super().closeEvent(event)

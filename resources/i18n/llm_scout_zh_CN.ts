@@ -370,7 +370,7 @@
 <context>
     <name>CatalogCells</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+386"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+382"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
         <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
@@ -833,6 +833,39 @@
     </message>
 </context>
 <context>
+    <name>ChatTranscript</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/chat_transcript.py" line="+55"/>
+        <source>Waiting for the first token…</source>
+        <translation>正在等待第一个 token…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>The conversation outgrew the context: the %1 oldest turns were dropped, the system prompt kept.</source>
+        <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Chat with %1</source>
+        <translation>与 %1 对话</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>a model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>The conversation cannot be saved</source>
+        <translation>无法保存对话</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot write %1: %2.</source>
+        <translation>无法写入 %1：%2。</translation>
+    </message>
+</context>
+<context>
     <name>Compare</name>
     <message>
         <location filename="../../desktop/ui/models/compare_summary.py" line="+41"/>
@@ -844,6 +877,39 @@
         <location line="+6"/>
         <source>%1 bad</source>
         <translation>都不好 %1</translation>
+    </message>
+</context>
+<context>
+    <name>CompareBanner</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_banner.py" line="+46"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>together the models need %1 of %2; %3 is available, %4 after the safety margin</source>
+        <translation>这些模型合计需要 %1 %2；可用 %3，扣除安全余量后为 %4</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>GPU %1 needs %2 of VRAM, %3 is free</source>
+        <translation>GPU %1 需要 %2 显存，空闲 %3</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Parallel mode refused on %1: %2 Use fair mode, which runs one model at a time.</source>
+        <translation>在 %1 上无法使用并行模式：%2 请使用公平模式，一次只运行一个模型。</translation>
     </message>
 </context>
 <context>
@@ -1109,134 +1175,19 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+157"/>
-        <source>Dismiss</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
-        <location line="+144"/>
-        <source>Import a prompt suite</source>
-        <translation>导入提示词集</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Prompt suites (*.jsonl *.csv)</source>
-        <translation>提示词集 (*.jsonl *.csv)</translation>
-    </message>
-    <message>
-        <location line="+23"/>
-        <source>Add a model</source>
-        <translation>添加模型</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>GGUF models (*.gguf)</source>
-        <translation>GGUF 模型 (*.gguf)</translation>
-    </message>
-    <message>
-        <location line="+74"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+294"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
     <message>
-        <location line="+117"/>
+        <location line="+85"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location line="+95"/>
-        <source>comparison %1</source>
-        <translation>对比 %1</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>fair mode</source>
-        <translation>公平模式</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>parallel mode</source>
-        <translation>并行模式</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>the models shared the machine: speeds do not compare</source>
-        <translation>模型同时共用这台机器：速度不可直接比较</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>names hidden until you reveal them</source>
-        <translation>在你揭晓之前隐藏名称</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>Preparing…</source>
-        <translation>正在准备…</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>%1 of %2 answers</source>
-        <translation>%1 / %2 个回答</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>incomplete: Resume runs the rest</source>
-        <translation>未完成：点“继续”运行剩下的部分</translation>
-    </message>
-    <message>
-        <location line="+80"/>
-        <source>Markdown (*.md)</source>
-        <translation>Markdown (*.md)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>CSV (*.csv)</source>
-        <translation>CSV (*.csv)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>JSON (*.json)</source>
-        <translation>JSON (*.json)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>PNG image (*.png)</source>
-        <translation>PNG 图像 (*.png)</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Export the comparison</source>
-        <translation>导出对比</translation>
-    </message>
-    <message>
-        <location line="+35"/>
+        <location line="+94"/>
         <source>this machine</source>
         <translation>本机</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>memory</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>RAM</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>together the models need %1 of %2; %3 is available, %4 after the safety margin</source>
-        <translation>这些模型合计需要 %1 %2；可用 %3，扣除安全余量后为 %4</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>GPU %1 needs %2 of VRAM, %3 is free</source>
-        <translation>GPU %1 需要 %2 显存，空闲 %3</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>Parallel mode refused on %1: %2 Use fair mode, which runs one model at a time.</source>
-        <translation>在 %1 上无法使用并行模式：%2 请使用公平模式，一次只运行一个模型。</translation>
     </message>
 </context>
 <context>
@@ -1477,9 +1428,77 @@
     </message>
 </context>
 <context>
+    <name>ComparisonView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+163"/>
+        <source>comparison %1</source>
+        <translation>对比 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fair mode</source>
+        <translation>公平模式</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>parallel mode</source>
+        <translation>并行模式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the models shared the machine: speeds do not compare</source>
+        <translation>模型同时共用这台机器：速度不可直接比较</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>names hidden until you reveal them</source>
+        <translation>在你揭晓之前隐藏名称</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Preparing…</source>
+        <translation>正在准备…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 of %2 answers</source>
+        <translation>%1 / %2 个回答</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>incomplete: Resume runs the rest</source>
+        <translation>未完成：点“继续”运行剩下的部分</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Export the comparison</source>
+        <translation>导出对比</translation>
+    </message>
+</context>
+<context>
     <name>ContestantDialog</name>
     <message>
-        <location filename="../../desktop/ui/widgets/contestant_dialog.py" line="+59"/>
+        <location filename="../../desktop/ui/widgets/contestant_dialog.py" line="+60"/>
         <source>Contestant settings</source>
         <translation>参赛模型设置</translation>
     </message>
@@ -1650,6 +1669,29 @@
         <location line="+20"/>
         <source>Pick a model on this machine.</source>
         <translation>请选择本机上的模型。</translation>
+    </message>
+</context>
+<context>
+    <name>ContestantList</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/contestant_list.py" line="+97"/>
+        <source>Import a prompt suite</source>
+        <translation>导入提示词集</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Prompt suites (*.jsonl *.csv)</source>
+        <translation>提示词集 (*.jsonl *.csv)</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Add a model</source>
+        <translation>添加模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
     </message>
 </context>
 <context>
@@ -3537,7 +3579,7 @@
 <context>
     <name>LayersSpin</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+78"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+73"/>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -4038,6 +4080,24 @@
     </message>
 </context>
 <context>
+    <name>LiveDrawer</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/live_drawer.py" line="+78"/>
+        <source>Redrawn about %1 times a second while the model answers: llama.cpp&apos;s threads take every CPU, and drawing more often would slow down the speed being measured (Settings: Live plots).</source>
+        <translation>模型作答时每秒约重绘 %1 次：llama.cpp 的线程占用了全部 CPU，画得更频繁会拖慢正在测量的速度（设置：实时图表）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Redrawn about %1 times a second while the model answers (Settings: Live plots).</source>
+        <translation>模型作答时每秒约重绘 %1 次（设置：实时图表）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>llama.cpp&apos;s threads take every CPU: redrawing at ~30 Hz slows down the speed being measured by a few percent (Settings: Live plots).</source>
+        <translation>llama.cpp 的线程占用了全部 CPU：以约 30 Hz 重绘会使测得的速度降低几个百分点（设置：实时图表）。</translation>
+    </message>
+</context>
+<context>
     <name>LivePlots</name>
     <message>
         <location filename="../../desktop/ui/widgets/live_plots.py" line="+182"/>
@@ -4158,18 +4218,18 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+419"/>
+        <location line="+418"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location line="-415"/>
-        <location line="+420"/>
+        <location line="-414"/>
+        <location line="+419"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location line="-417"/>
+        <location line="-416"/>
         <location line="+253"/>
         <source>End the model&apos;s worker process and free its memory.</source>
         <translation>结束模型的工作进程并释放其内存。</translation>
@@ -4404,7 +4464,7 @@
         <translation>当前的 llama.cpp 构建只能在 CPU 上运行：不会卸载任何层到 GPU。</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+31"/>
         <source>A quantized KV cache needs flash attention (auto or on).</source>
         <translation>量化的 KV 缓存需要 Flash Attention（自动或开）。</translation>
     </message>
@@ -4484,13 +4544,13 @@
         <translation>GPU %1%</translation>
     </message>
     <message>
-        <location line="-172"/>
-        <location line="+175"/>
+        <location line="-171"/>
+        <location line="+174"/>
         <source>measured: %1</source>
         <translation>实测：%1</translation>
     </message>
     <message>
-        <location line="-530"/>
+        <location line="-529"/>
         <source>Where the model runs</source>
         <translation>模型在哪里运行</translation>
     </message>
@@ -4510,7 +4570,7 @@
         <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
     </message>
     <message>
-        <location line="+533"/>
+        <location line="+532"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
     </message>
@@ -4518,7 +4578,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/ui/app.py" line="+102"/>
+        <location filename="../../desktop/ui/app.py" line="+99"/>
         <source>llama.cpp: the engine could not be started</source>
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
@@ -4863,9 +4923,33 @@
     </message>
 </context>
 <context>
+    <name>ModelChooser</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/model_chooser.py" line="+82"/>
+        <source>Reading the model file…</source>
+        <translation>正在读取模型文件…</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>waiting for the hardware probe</source>
+        <translation>正在等待硬件检测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+34"/>
+        <source>No prediction: %1</source>
+        <translation>无法预测：%1</translation>
+    </message>
+    <message>
+        <location line="-9"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+</context>
+<context>
     <name>ModelDetailPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/model_detail.py" line="+69"/>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+68"/>
         <source>Model details</source>
         <translation>模型详情</translation>
     </message>
@@ -5215,6 +5299,84 @@
     </message>
 </context>
 <context>
+    <name>ModelLoader</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/model_loader.py" line="+90"/>
+        <source>This model will probably not fit</source>
+        <translation>这个模型可能放不下</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Load anyway</source>
+        <translation>仍然加载</translation>
+    </message>
+    <message>
+        <location line="+62"/>
+        <source>Unloaded %1.</source>
+        <translation>已卸载 %1。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>loaded in %1</source>
+        <translation>加载用时 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(≈%1 predicted)</source>
+        <translation>（预测 ≈%1）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the file&apos;s own</source>
+        <translation>文件自带</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chosen by architecture</source>
+        <translation>按架构选择</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chosen by you</source>
+        <translation>由你选择</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>your Jinja text</source>
+        <translation>你的 Jinja 文本</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Loaded %1 (%2) · chat template: %3 (%4)</source>
+        <translation>已加载 %1（%2）· 聊天模板：%3（%4）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The fit predicts %1 of RAM; %2 is available.</source>
+        <translation>估算需要 %1 内存；可用 %2。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Connecting failed: %1</source>
+        <translation>连接失败：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The server failed: %1</source>
+        <translation>服务器出错：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Loading failed: %1</source>
+        <translation>加载失败：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The engine stopped: %1</source>
+        <translation>引擎已停止：%1</translation>
+    </message>
+</context>
+<context>
     <name>ModelsPage</name>
     <message>
         <location filename="../../desktop/ui/pages/models.py" line="+144"/>
@@ -5514,19 +5676,7 @@
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+323"/>
-        <location line="+316"/>
-        <location line="+98"/>
-        <source>no prediction: remote</source>
-        <translation>无预测：远程</translation>
-    </message>
-    <message>
-        <location line="-382"/>
-        <source>The server lists no models.</source>
-        <translation>服务器没有列出任何模型。</translation>
-    </message>
-    <message>
-        <location line="+43"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+301"/>
         <source>Open a model</source>
         <translation>打开模型</translation>
     </message>
@@ -5536,163 +5686,12 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+16"/>
-        <source>Reading the model file…</source>
-        <translation>正在读取模型文件…</translation>
-    </message>
-    <message>
-        <location line="+17"/>
-        <source>Redrawn about %1 times a second while the model answers: llama.cpp&apos;s threads take every CPU, and drawing more often would slow down the speed being measured (Settings: Live plots).</source>
-        <translation>模型作答时每秒约重绘 %1 次：llama.cpp 的线程占用了全部 CPU，画得更频繁会拖慢正在测量的速度（设置：实时图表）。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Redrawn about %1 times a second while the model answers (Settings: Live plots).</source>
-        <translation>模型作答时每秒约重绘 %1 次（设置：实时图表）。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>llama.cpp&apos;s threads take every CPU: redrawing at ~30 Hz slows down the speed being measured by a few percent (Settings: Live plots).</source>
-        <translation>llama.cpp 的线程占用了全部 CPU：以约 30 Hz 重绘会使测得的速度降低几个百分点（设置：实时图表）。</translation>
-    </message>
-    <message>
-        <location line="+75"/>
-        <source>waiting for the hardware probe</source>
-        <translation>正在等待硬件检测</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+30"/>
-        <source>No prediction: %1</source>
-        <translation>无法预测：%1</translation>
-    </message>
-    <message>
-        <location line="-8"/>
-        <source>this machine</source>
-        <translation>本机</translation>
-    </message>
-    <message>
-        <location line="+40"/>
-        <source>This model will probably not fit</source>
-        <translation>这个模型可能放不下</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Load anyway</source>
-        <translation>仍然加载</translation>
-    </message>
-    <message>
-        <location line="+123"/>
-        <source>loaded in %1</source>
-        <translation>加载用时 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>(≈%1 predicted)</source>
-        <translation>（预测 ≈%1）</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>the file&apos;s own</source>
-        <translation>文件自带</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>chosen by architecture</source>
-        <translation>按架构选择</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>chosen by you</source>
-        <translation>由你选择</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>your Jinja text</source>
-        <translation>你的 Jinja 文本</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Loaded %1 (%2) · chat template: %3 (%4)</source>
-        <translation>已加载 %1（%2）· 聊天模板：%3（%4）</translation>
-    </message>
-    <message>
-        <location line="+13"/>
-        <source>memory unknown: the server does not expose it</source>
-        <translation>内存未知：服务器未公开</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>not measured: remote</source>
-        <translation>未测量：远程</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>connected in %1</source>
-        <translation>%1 内连接</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Connected to %1 at %2 · context %3 tokens</source>
-        <translation>已连接 %2 上的 %1 · 上下文 %3 个 token</translation>
-    </message>
-    <message>
-        <location line="+19"/>
-        <source>The fit predicts %1 of RAM; %2 is available.</source>
-        <translation>估算需要 %1 内存；可用 %2。</translation>
-    </message>
-    <message>
-        <location line="+15"/>
-        <source>Unloaded %1.</source>
-        <translation>已卸载 %1。</translation>
-    </message>
-    <message>
-        <location line="+35"/>
-        <source>Waiting for the first token…</source>
-        <translation>正在等待第一个 token…</translation>
-    </message>
-    <message>
-        <location line="+21"/>
-        <source>The conversation outgrew the context: the %1 oldest turns were dropped, the system prompt kept.</source>
-        <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
-    </message>
-    <message>
-        <location line="+25"/>
+        <location line="+95"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
     <message>
-        <location line="+68"/>
-        <source>Connecting failed: %1</source>
-        <translation>连接失败：%1</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>The server failed: %1</source>
-        <translation>服务器出错：%1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Loading failed: %1</source>
-        <translation>加载失败：%1</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>The engine stopped: %1</source>
-        <translation>引擎已停止：%1</translation>
-    </message>
-    <message>
-        <location line="+43"/>
-        <source>Chat with %1</source>
-        <translation>与 %1 对话</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>a model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+24"/>
         <source>Save the conversation</source>
         <translation>保存对话</translation>
     </message>
@@ -5700,16 +5699,6 @@
         <location line="+2"/>
         <source>Markdown (*.md);;JSON with settings and metrics (*.json)</source>
         <translation>Markdown (*.md);;含设置和指标的 JSON (*.json)</translation>
-    </message>
-    <message>
-        <location line="+25"/>
-        <source>The conversation cannot be saved</source>
-        <translation>无法保存对话</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Cannot write %1: %2.</source>
-        <translation>无法写入 %1：%2。</translation>
     </message>
 </context>
 <context>
@@ -5796,6 +5785,41 @@
     </message>
 </context>
 <context>
+    <name>RemoteSource</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/remote_source.py" line="+72"/>
+        <location line="+58"/>
+        <location line="+10"/>
+        <source>no prediction: remote</source>
+        <translation>无预测：远程</translation>
+    </message>
+    <message>
+        <location line="-25"/>
+        <source>The server lists no models.</source>
+        <translation>服务器没有列出任何模型。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>memory unknown: the server does not expose it</source>
+        <translation>内存未知：服务器未公开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not measured: remote</source>
+        <translation>未测量：远程</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>connected in %1</source>
+        <translation>%1 内连接</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Connected to %1 at %2 · context %3 tokens</source>
+        <translation>已连接 %2 上的 %1 · 上下文 %3 个 token</translation>
+    </message>
+</context>
+<context>
     <name>ResultsTransfer</name>
     <message>
         <location filename="../../desktop/ui/widgets/results_transfer.py" line="+70"/>
@@ -5838,12 +5862,7 @@
         <translation>已从 %1 导入。回答：%2；对比：%3（其中回答：%4）；测量：%5；校准运行：%6。</translation>
     </message>
     <message>
-        <location line="+34"/>
-        <source>Wrote %1 (%2) as %6. Answers: %3; comparisons: %4; measurements: %5.</source>
-        <translation>已写入 %1（%2），机器名为 %6。回答：%3；对比：%4；测量：%5。</translation>
-    </message>
-    <message>
-        <location line="-14"/>
+        <location line="+20"/>
         <source>This machine is still being probed; try again in a moment.</source>
         <translation>仍在检测本机硬件，请稍后再试。</translation>
     </message>
@@ -5853,7 +5872,12 @@
         <translation>正在导出到 %1…</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+11"/>
+        <source>Wrote %1 (%2) as %6. Answers: %3; comparisons: %4; measurements: %5.</source>
+        <translation>已写入 %1（%2），机器名为 %6。回答：%3；对比：%4；测量：%5。</translation>
+    </message>
+    <message>
+        <location line="+27"/>
         <source>Estimates now follow %1, calibrated by its own runs: see the Models page.</source>
         <translation>现在所有估算都按 %1 进行，并用它自己的运行结果校准：请查看“模型”页。</translation>
     </message>

@@ -24,6 +24,9 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 from pytestqt.qtbot import QtBot
 
+from desktop import cli
+from desktop.commands import compare as compare_command
+from desktop.commands.common import workspace
 from desktop.core import demo
 from desktop.core.compare import ComparisonResult, builtin_names
 from desktop.core.hardware import load_profile
@@ -155,6 +158,27 @@ def test_run_needs_two_models_and_the_menu_lists_each_demo_once(
     qtbot.mouseClick(page.board.columns[1].remove_button, Qt.MouseButton.LeftButton)
     assert len(page.board.columns) == 1
     assert not page.setup.run_button.isEnabled()
+
+
+def test_the_window_starts_a_comparison_from_the_clis_defaults(
+    qtbot: QtBot, window: MainWindow, demo_paths: tuple[Path, Path]
+) -> None:
+    """The same models and prompt get the same context (more than the setting: the prompt is
+    long), seed, temperature, threads and flash attention from the window as from
+    ``llm-scout compare``: one home for a comparison's defaults."""
+    page = compare_page(qtbot, window)
+    add_model(page, SMOLLM2)
+    add_model(page, GEMMA3)
+    prompt = "Summarise this. " + "The sea is wide and the ships are small. " * 600
+    page.setup.prompt_edit.setPlainText(prompt)
+    page.setup.max_tokens.setValue(64)
+    request = page.new_request()
+    assert request.load.n_ctx > window.state.settings.default_ctx
+    models = [str(path) for path in demo_paths]
+    argv = ["compare", "--models", *models, "--prompt", prompt, "--max-tokens", "64"]
+    plan = compare_command._new_plan(cli.build_parser().parse_args(argv), workspace())
+    assert [c.load for c in plan.contestants] == [request.load, request.load]
+    assert [c.sampling for c in plan.contestants] == [request.sampling, request.sampling]
 
 
 def test_parallel_mode_is_refused_with_the_numbers_on_a_small_what_if_profile(

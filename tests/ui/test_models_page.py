@@ -6,6 +6,7 @@ Estimates run on worker threads; the tests wait for the page to show the one the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
+from desktop import cli
 from desktop.core.catalog import filter_variants
 from desktop.core.download import DownloadState
 from desktop.core.fit import FIT_OK, CatalogEstimator, estimate
@@ -154,9 +156,7 @@ def test_every_catalog_variant_is_a_row_with_the_cores_verdict(
         assert row.verdict in VERDICT_COLORS
         shown = cell(page, row.variant_id, C.COL_VERDICT)
         assert shown.startswith(fmt.verdict_word(row.fit))  # the word is always written
-        assert cell(page, row.variant_id, C.COL_MEMORY) == "≈" + fmt.size(
-            row.fit.ram_bytes - row.fit.page_cache_bytes + row.fit.vram_bytes
-        )
+        assert cell(page, row.variant_id, C.COL_MEMORY) == "≈" + fmt.size(row.fit.must_fit_bytes)
         if row.fit.verdict != "no" and row.fit.tokens_per_s is not None:
             assert cell(page, row.variant_id, C.COL_SPEED).startswith("≈")
     # Mixture of experts: the active parameters follow the total.
@@ -453,7 +453,7 @@ def test_a_selected_row_fills_the_detail_panel_with_the_fits_numbers(
 
 
 def test_the_ram_bar_shows_what_must_stay_resident_and_the_page_cache_apart(
-    qtbot: QtBot, window: MainWindow, page: ModelsPage
+    qtbot: QtBot, window: MainWindow, page: ModelsPage, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """On an AVX2 laptop Q4_K weights are repacked: the peak RSS holds the copies and the mapped
     pages. The bar shows the resident part; the droppable page cache is said below it, so a
@@ -467,7 +467,17 @@ def test_the_ram_bar_shows_what_must_stay_resident_and_the_page_cache_apart(
     assert fit is not None
     assert fit.page_cache_bytes > 0
     detail = page.detail
-    assert detail.ram_bar.total == fit.ram_bytes - fit.page_cache_bytes
+    assert detail.ram_bar.total == fit.resident_ram.total
+    # One figure, one source: the row's memory and the bar are the fit's own must-fit bytes,
+    # as `llm-scout fit --json` gives them for the same variant, profile and context.
+    assert (
+        cli.main(["fit", variant_id, "--profile", "laptop-16gb-cpu", "--ctx", "4096", "--json"])
+        == 0
+    )
+    document = json.loads(capsys.readouterr().out)
+    assert entry(page, variant_id).memory_bytes == document["must_fit_bytes"] == fit.must_fit_bytes
+    assert detail.ram_bar.total == document["must_fit_bytes"] - document["vram_bytes"]
+    assert fit.page_cache_bytes == document["page_cache_bytes"] > 0
     assert detail.full_context_label.isVisible()
     assert "page cache" in detail.full_context_label.text()
     assert fmt.size(fit.page_cache_bytes) in detail.full_context_label.text()

@@ -10,7 +10,8 @@ generated then ends and is not kept, and the comparison stays resumable.
 With a :class:`History` every answer is committed as soon as it finishes, before its
 ``AnswerFinished`` event: a process killed mid-suite loses no finished answer, and
 :func:`resume` later runs only the cells that are missing. A contestant whose model does not
-load, or whose worker dies, is marked failed with the reason; the others go on.
+load, or whose engine is gone (an error that ends a run: :func:`~desktop.core.errors.is_fatal`,
+the Playground's rule too), is marked failed with the reason; the others go on.
 """
 
 from __future__ import annotations
@@ -51,9 +52,6 @@ from desktop.core.library import ModelResolver
 from desktop.core.threads import start as start_thread
 
 log = logging.getLogger(__name__)
-
-#: Worker errors after which the worker is gone: the contestant fails.
-FATAL_KINDS = frozenset({"engine.crashed", "engine.protocol", "engine.timeout"})
 
 EventCallback = Callable[[CompareEvent], None]
 
@@ -446,7 +444,7 @@ class CompareRunner:
         try:
             session.stream(request, on_text)
         except WorkerError as exc:
-            if exc.kind in FATAL_KINDS or not session.client.alive:
+            if exc.fatal or not session.client.alive:  # the engine is gone: the contestant fails
                 if self._stop.is_set():
                     return None
                 self._fail(c, exc, post)

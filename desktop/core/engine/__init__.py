@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
     from desktop.core.engine.chat import Answer, Conversation, Turn, worker_gone
     from desktop.core.engine.client import EngineClient, worker_command
+    from desktop.core.engine.cpu_threads import default_threads
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
     from desktop.core.engine.managed import (
         READY_TIMEOUT_S,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     )
     from desktop.core.engine.memory import ProcessMemory
     from desktop.core.engine.metrics import (
+        LIVE_WINDOW_S,
         GenerationMeter,
         GenerationMetrics,
         MemorySample,
@@ -58,7 +60,6 @@ if TYPE_CHECKING:
         LoadSettings,
         Prediction,
         Session,
-        auto_flash_attn,
         engine_info,
     )
     from desktop.core.engine.templates import family_template_name, template_names
@@ -74,6 +75,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "BenchSettings": ("bench", "BenchSettings"),
     "run_bench": ("bench", "run_bench"),
     "EngineClient": ("client", "EngineClient"),
+    "default_threads": ("cpu_threads", "default_threads"),
     "worker_command": ("client", "worker_command"),
     "BufferProjection": ("dryrun", "BufferProjection"),
     "DryRun": ("dryrun", "DryRun"),
@@ -82,6 +84,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CrossCheck": ("crosscheck", "CrossCheck"),
     "cross_check": ("crosscheck", "cross_check"),
     "ProcessMemory": ("memory", "ProcessMemory"),
+    "LIVE_WINDOW_S": ("metrics", "LIVE_WINDOW_S"),
     "GenerationMeter": ("metrics", "GenerationMeter"),
     "GenerationMetrics": ("metrics", "GenerationMetrics"),
     "MemorySample": ("metrics", "MemorySample"),
@@ -114,13 +117,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Session": ("run", "Session"),
     "EngineInfo": ("run", "EngineInfo"),
     "engine_info": ("run", "engine_info"),
-    "auto_flash_attn": ("run", "auto_flash_attn"),
     "family_template_name": ("templates", "family_template_name"),
     "template_names": ("templates", "template_names"),
     "worker_main": ("worker", "main"),
 }
 
 __all__ = [
+    "LIVE_WINDOW_S",
     "READY_TIMEOUT_S",
     "Answer",
     "BenchResult",
@@ -154,8 +157,8 @@ __all__ = [
     "WorkerError",
     "add_rpc_server_arguments",
     "add_rpc_servers",
-    "auto_flash_attn",
     "cross_check",
+    "default_threads",
     "dry_run",
     "endpoint_from_spec",
     "engine_info",

@@ -23,15 +23,16 @@ from desktop.core.engine import protocol as p
 from desktop.core.engine.metrics import RunReport
 from desktop.core.engine.request import Request, WorkerError
 from desktop.core.engine.run import Session
+from desktop.core.errors import is_fatal
 
 OVERFLOW_KIND = "engine.context_overflow"
-#: Error kinds that mean the worker is gone (it died, or wrote something that is not protocol).
-WORKER_GONE_KINDS = frozenset({"engine.crashed", "engine.protocol"})
 
 
 def worker_gone(error: BaseException) -> bool:
-    """Whether ``error`` says the worker process is gone (restart it to go on)."""
-    return getattr(error, "kind", None) in WORKER_GONE_KINDS
+    """Whether ``error`` says the engine is gone (restart it to go on): one of the kinds that
+    end a run (:func:`desktop.core.errors.is_fatal`, the one list of them)."""
+    kind = getattr(error, "kind", None)
+    return isinstance(kind, str) and is_fatal(kind)
 
 
 @dataclass(frozen=True)

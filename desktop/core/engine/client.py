@@ -43,6 +43,7 @@ from desktop.core.engine.metrics import MemoryPhases
 from desktop.core.engine.request import Request, WorkerError
 from desktop.core.engine.worker_support import PARENT_PID_ENV
 from desktop.core.errors import EngineError
+from desktop.core.kv_cache import CacheType
 
 __all__ = ["EngineClient", "Request", "WorkerError", "worker_command"]
 
@@ -228,7 +229,7 @@ class EngineClient:
         n_batch: int = 512,
         flash_attn: bool = False,
         template: str | None = None,
-        cache_type: p.CacheType = "f16",
+        cache_type: CacheType = "f16",
     ) -> Request:
         """Send ``load``; ``.result()`` on the returned request gives the ``Loaded`` event.
         ``cache_type`` is the KV cache's type (a quantized one needs ``flash_attn``)."""

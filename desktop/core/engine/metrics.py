@@ -10,7 +10,10 @@ Definitions:
 - generation tokens/s: ``(n - 1) / (t_last - t_first)`` over the token arrival times seen by the
   client; a batch of ``k`` tokens arriving at ``t`` counts as ``k`` tokens at ``t``. The first
   token only starts the clock, so ``n < 2`` (or no elapsed time) gives ``None``.
-- live tokens/s: tokens that arrived in the last ``window_s`` seconds, divided by ``window_s``.
+- live tokens/s (:meth:`GenerationMeter.live_rate`, what the window shows while an answer
+  streams): the generation tokens/s so far during the first ``LIVE_WINDOW_S`` after the first
+  token, then the tokens that arrived in the last ``LIVE_WINDOW_S`` seconds divided by it
+  (:meth:`GenerationMeter.live_tokens_per_s` for any window).
 - per-second series: the tokens/s of each whole second since the first token, with right-closed
   bins ``(t_first + i, t_first + i + 1]``; the first batch counts all but its first token in
   bin 0, so the bins of a steady stream all read the same rate and sum to ``n - 1`` when the run
@@ -32,6 +35,7 @@ from typing import Any
 from desktop.core.engine.cpu_use import CpuUse, cpu_use_between
 
 __all__ = [
+    "LIVE_WINDOW_S",
     "GenerationMeter",
     "GenerationMetrics",
     "MemoryPhases",
@@ -45,6 +49,9 @@ __all__ = [
 # Timestamps are differences of perf_counter floats: 11.3 - 10.3 is 1.0000000000000009, which
 # must still land in the first second. A nanosecond of slack is far below any clock we read.
 _EPS = 1e-9
+
+#: The live tokens/s counts the tokens of the last second.
+LIVE_WINDOW_S = 1.0
 
 
 def generation_tokens_per_s(n_tokens: int, t_first: float, t_last: float) -> float | None:
@@ -155,6 +162,11 @@ class GenerationMeter:
     def t_first(self) -> float | None:
         return self._t_first
 
+    @property
+    def batches(self) -> int:
+        """How many batches of tokens arrived (the worker sends one every 40 ms or so)."""
+        return len(self._arrivals)
+
     def ttft_ms(self) -> float | None:
         if self._t_sent is None or self._t_first is None:
             return None
@@ -175,6 +187,17 @@ class GenerationMeter:
         up_to_now = cumulative[end_index - 1] if end_index else 0
         up_to_start = cumulative[start_index - 1] if start_index else 0
         return (up_to_now - up_to_start) / window_s
+
+    def live_rate(self, now: float) -> float | None:
+        """The live tokens/s at ``now`` (the module's definition): within ``LIVE_WINDOW_S`` of
+        the first token the rate so far (the window is not full yet), then the tokens of the
+        last ``LIVE_WINDOW_S``; None below two tokens, as the generation rate."""
+        t_first = self._t_first
+        if t_first is None or self._generated < 2:
+            return None
+        if now - t_first < LIVE_WINDOW_S:
+            return generation_tokens_per_s(self._generated, t_first, self._t_last or t_first)
+        return self.live_tokens_per_s(now, LIVE_WINDOW_S)
 
     def _per_second(self) -> tuple[float, ...]:
         if self._t_first is None or self._t_last is None:

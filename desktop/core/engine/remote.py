@@ -57,6 +57,7 @@ from desktop.core.engine.remote_stream import (
 )
 from desktop.core.engine.request import Request
 from desktop.core.errors import EngineError
+from desktop.core.kv_cache import CacheType
 
 __all__ = ["RemoteClient", "served_models"]
 
@@ -193,7 +194,7 @@ class RemoteClient:
         n_batch: int = 512,
         flash_attn: bool = False,
         template: str | None = None,
-        cache_type: p.CacheType = "f16",
+        cache_type: CacheType = "f16",
     ) -> Request:
         """Check the endpoint and the model; the request ends with ``loaded`` or an error.
         ``path`` and the llama.cpp options are the server's business and are not sent."""

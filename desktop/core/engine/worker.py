@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.engine import protocol as p
+from desktop.core.engine.cpu_threads import default_threads, physical_cores
 from desktop.core.engine.loadcheck import LoadFailure, check_model_file, classify_load_failure
 from desktop.core.engine.prompt import (
     prompt_tokens,
@@ -66,16 +67,14 @@ from desktop.core.engine.worker_support import (
     load_progress_hook,
     lower_priority,
     parent_pid_from_env,
-    physical_cores,
     release_free_memory,
     without_chat_handlers,
 )
+from desktop.core.kv_cache import GGML_TYPE_IDS
 
 log = logging.getLogger(__name__)
 
 BATCH_INTERVAL_S = 0.04
-# ggml type ids of the KV cache types (ggml.h: GGML_TYPE_F16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0).
-GGML_CACHE_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
 # A rendered prompt longer than this many characters per context token cannot fit the context
 # (no tokenizer packs more into a token): the render stops there, before it costs more.
 MAX_CHARS_PER_TOKEN = 256
@@ -234,7 +233,7 @@ class Worker:
         if cmd.rpc_servers and not self._add_rpc_servers(cmd):
             return
         # f16 is llama.cpp's default: left unset, as it was before cache types existed.
-        cache = GGML_CACHE_TYPES[cmd.cache_type] if cmd.cache_type != "f16" else None
+        cache = GGML_TYPE_IDS[cmd.cache_type] if cmd.cache_type != "f16" else None
         offload = bool(self._lc.llama_supports_gpu_offload())
         n_gpu_layers = cmd.n_gpu_layers if offload else 0
         if cmd.n_gpu_layers != 0 and not offload:
@@ -245,7 +244,7 @@ class Worker:
                     "the model runs on the CPU.",
                 )
             )
-        threads = cmd.n_threads or physical_cores()
+        threads = default_threads(cmd.n_threads)
         threads_batch = cmd.n_threads_batch or threads
         self._llama_log.mark()
         progress = ProgressThrottle(lambda fraction: self.send(p.LoadProgress(cmd.id, fraction)))

@@ -33,21 +33,6 @@ PROGRESS_STEP = 0.02  # a load fraction goes out once it is this far past the la
 PROGRESS_INTERVAL_S = 0.05  # ... or this long after it
 
 
-def physical_cores() -> int:
-    """Physical cores, the thread count llama.cpp runs best with (hyperthreads do not help),
-    capped by the CPUs this process may run on (containers, ``taskset``)."""
-    try:
-        import psutil
-
-        count = psutil.cpu_count(logical=False)
-    except ImportError:  # pragma: no cover - psutil is a dependency
-        count = None
-    cores = count or os.cpu_count() or 1
-    if hasattr(os, "sched_getaffinity"):
-        cores = min(cores, len(os.sched_getaffinity(0)))
-    return max(1, cores)
-
-
 # --------------------------------------------------------------------------- output
 
 

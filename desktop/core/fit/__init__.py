@@ -19,6 +19,7 @@ from desktop.core.fit.calibration import (
     CalibrationStore,
     MachineCalibration,
     apply_calibration,
+    calibrates,
     calibration_for,
     compute_calibration,
     device_of,
@@ -39,9 +40,7 @@ from desktop.core.fit.estimator import default_context, estimate
 from desktop.core.fit.split import Holder, Link, RpcBox, SplitResult, estimate_split
 from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow
 from desktop.core.fit.types import (
-    CACHE_TYPES,
     DEFAULT_PROMPT_TOKENS,
-    CacheType,
     FitResult,
     FitTarget,
     MemoryBreakdown,
@@ -59,11 +58,9 @@ from desktop.core.fit.vllm import (
 )
 
 __all__ = [
-    "CACHE_TYPES",
     "DEFAULT_PROMPT_TOKENS",
     "FIT_OK",
     "AppliedCalibration",
-    "CacheType",
     "CalibrationEntry",
     "CalibrationReview",
     "CalibrationStore",
@@ -84,6 +81,7 @@ __all__ = [
     "Verdict",
     "VllmPlan",
     "apply_calibration",
+    "calibrates",
     "calibration_for",
     "capable_gpus",
     "compare_terms",

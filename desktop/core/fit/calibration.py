@@ -527,6 +527,14 @@ def record_bench(
     return True
 
 
+def calibrates(*, remote: bool, what_if: bool, failed: bool) -> bool:
+    """Whether an answer also calibrates this machine's estimates (:func:`record_run`): it ran
+    here (a server's speed says nothing about this machine), its prediction was for this
+    machine (not for a what-if profile) and it ended without an error. ``llm-scout run`` and the
+    Playground ask this one rule."""
+    return not (remote or what_if or failed)
+
+
 def record_run(
     report: Any,
     loaded: Any,

@@ -44,9 +44,7 @@ from desktop.core.fit.speed import (
     with_threads,
 )
 from desktop.core.fit.types import (
-    CACHE_TYPES,
     DEFAULT_PROMPT_TOKENS,
-    CacheType,
     FitResult,
     FitTarget,
     Verdict,
@@ -55,6 +53,7 @@ from desktop.core.fit.types import (
 )
 from desktop.core.gguf import ModelArch
 from desktop.core.hardware import DiskInfo, HardwareProfile
+from desktop.core.kv_cache import CACHE_TYPES, CacheType, flash_attn_for
 
 
 def estimate(
@@ -131,14 +130,14 @@ class TargetEstimator:
         if n_ctx < 1:
             raise FitError(f"The context length must be at least 1, not {n_ctx}.")
         if cache_type not in CACHE_TYPES:
-            raise FitError(f"Unknown KV cache type {cache_type!r}; use f16, q8_0 or q4_0.")
+            raise FitError(f"Unknown KV cache type {cache_type!r}; use {', '.join(CACHE_TYPES)}.")
         if n_gpu_layers is not None and n_gpu_layers < -1:
             raise FitError(f"n_gpu_layers must be -1 or more, not {n_gpu_layers}.")
         if target.arch.n_layers < 1:
             raise FitError(f"{target.label} has no layers to place.")
         used = DEFAULT_PROMPT_TOKENS if prompt_tokens is None else max(1, prompt_tokens)
         used = min(used, fm.padded_ctx(n_ctx))
-        fa = (cache_type != "f16") if self.flash_attn is None else self.flash_attn
+        fa = flash_attn_for(self.flash_attn, cache_type)
         reasons: list[str] = []
         disk = self._models_disk()
         if target.format == "awq":

@@ -24,8 +24,9 @@ from desktop.core.fit.calibration import (
     calibration_for,
 )
 from desktop.core.fit.estimator import TargetEstimator
-from desktop.core.fit.types import CacheType, FitResult, FitTarget
+from desktop.core.fit.types import FitResult, FitTarget
 from desktop.core.hardware import HardwareProfile
+from desktop.core.kv_cache import CacheType
 
 FIT_OK = ("gpu", "partial", "cpu")
 

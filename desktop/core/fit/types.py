@@ -22,12 +22,11 @@ from desktop.core.gguf import (
     quant_layout,
     tokenizer_facts,
 )
+from desktop.core.kv_cache import CacheType
 
-CacheType = Literal["f16", "q8_0", "q4_0"]
 Verdict = Literal["gpu", "partial", "cpu", "no"]
 TargetFormat = Literal["gguf", "awq"]
 
-CACHE_TYPES: tuple[CacheType, ...] = ("f16", "q8_0", "q4_0")
 EDGE_RUN = 16
 DEFAULT_PROMPT_TOKENS = 128
 
@@ -343,6 +342,26 @@ class FitResult:
     def past_trained_ctx(self) -> bool:
         return 0 < self.n_ctx_train < self.n_ctx
 
+    @property
+    def resident_ram(self) -> MemoryBreakdown:
+        """The RAM breakdown without the page cache: the mapped model pages the OS can drop
+        are counted in the peak RSS (``ram``), not in what must stay resident."""
+        if not self.page_cache_bytes:
+            return self.ram
+        return MemoryBreakdown(
+            max(0, self.ram.weights - self.page_cache_bytes),
+            self.ram.kv_cache,
+            self.ram.compute,
+            self.ram.overhead,
+        )
+
+    @property
+    def must_fit_bytes(self) -> int:
+        """Everything the run needs, RAM and video memory together, without the page cache the
+        system can drop: the one "memory" figure of a variant (the Models page's column, the
+        detail panel's total, ``fit`` and ``catalog --json``)."""
+        return self.ram_bytes - self.page_cache_bytes + self.vram_bytes
+
     def need_text(self) -> str:
         """ "needs X of Y available" for the RAM the verdict rests on: what must stay resident
         with the whole context in use, against the RAM available, precise enough that "more
@@ -366,6 +385,7 @@ class FitResult:
             "tokens_per_s": self.tokens_per_s,
             "max_ctx": self.max_ctx,
             "fits_disk": self.fits_disk,
+            "must_fit_bytes": self.must_fit_bytes,
             "past_trained_ctx": self.past_trained_ctx,
             "unsupported": self.unsupported or None,
         }
@@ -403,6 +423,7 @@ class FitResult:
             "download_bytes": self.download_bytes,
             "fits_disk": self.fits_disk,
             "page_cache_bytes": self.page_cache_bytes,
+            "must_fit_bytes": self.must_fit_bytes,
             "n_ctx_train": self.n_ctx_train,
             "past_trained_ctx": self.past_trained_ctx,
             "unsupported": self.unsupported or None,

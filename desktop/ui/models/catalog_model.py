@@ -9,8 +9,8 @@ scroll position.
 
 The cells live in C++ (the model is a ``QStandardItemModel``, filled from Python when the
 entries change): painting the table and sorting it through the proxy then never call back into
-Python, which made a repaint of the visible rows 7x cheaper (38 -> 5 ms) and kept the GUI
-responsive while the context slider moves.
+Python, which keeps the GUI responsive while the context slider moves (benchmarks/RESULTS.md,
+"GUI stalls", has the repaint times before and after).
 
 Sorting goes through a proxy on :data:`SORT_ROLE`, whose values have one type per column:
 numbers for numeric columns (the catalog's own sort keys turned into ranks for the catalog
@@ -100,17 +100,13 @@ class CatalogEntry:
 
     @property
     def past_trained_context(self) -> bool:
-        """The context asked for is longer than the model was trained for."""
-        trained = self.model.context_length
-        return self.fit is not None and trained > 0 and self.n_ctx > trained
+        """The context asked for is longer than the model was trained for (the fit's word)."""
+        return self.fit is not None and self.fit.past_trained_ctx
 
     @property
     def memory_bytes(self) -> int | None:
-        """Everything the run needs: RAM and video memory together (the detail panel splits),
-        without the page cache the system can drop."""
-        if self.fit is None:
-            return None
-        return self.fit.ram_bytes - self.fit.page_cache_bytes + self.fit.vram_bytes
+        """Everything the run needs: the fit's must-fit bytes (the detail panel splits them)."""
+        return self.fit.must_fit_bytes if self.fit is not None else None
 
 
 def family_titles(models: Iterable[CatalogModel]) -> dict[str, str]:
@@ -156,11 +152,11 @@ def verdict_tooltip(entry: CatalogEntry) -> str:
         lines.append(entry.error)
     if entry.fit is not None:
         lines.extend(entry.fit.reasons[:2])
-    if entry.past_trained_context:
+    if entry.fit is not None and entry.past_trained_context:
         lines.append(
             _tr("%1 tokens is past the %2 the model was trained for; answers may degrade.")
-            .replace("%1", fmt.integer(entry.n_ctx))
-            .replace("%2", fmt.integer(entry.model.context_length))
+            .replace("%1", fmt.integer(entry.fit.n_ctx))
+            .replace("%2", fmt.integer(entry.fit.n_ctx_train))
         )
     return "\n".join(lines)
 

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.compare import PromptSuite
+from desktop.core.compare import DEFAULT_MAX_TOKENS, PromptSuite
 from desktop.ui.theme import icon
 
 ONE_PROMPT = "__prompt__"
@@ -128,7 +128,7 @@ class CompareSetup(QWidget):
         self.max_tokens.setObjectName("maxTokensSpin")
         self.max_tokens.setAccessibleName(self.tr("Most tokens per answer"))
         self.max_tokens.setRange(1, 32768)
-        self.max_tokens.setValue(256)
+        self.max_tokens.setValue(DEFAULT_MAX_TOKENS)
         tokens.setBuddy(self.max_tokens)
         row.addWidget(tokens)
         row.addWidget(self.max_tokens)

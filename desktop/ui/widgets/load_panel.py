@@ -44,29 +44,24 @@ from desktop.core.engine import (
     LoadSettings,
     ProcessMemory,
     RemoteEndpoint,
-    auto_flash_attn,
     template_names,
 )
-from desktop.core.engine import protocol as p
 from desktop.core.fit import FitResult
+from desktop.core.kv_cache import (
+    CACHE_TYPES,
+    FLASH_ATTN_CHOICES,
+    CacheType,
+    cache_type_of,
+    flash_attn_for,
+    needs_flash_attn,
+)
 from desktop.ui import format as fmt
 from desktop.ui.theme import icon
 
 MIN_CONTEXT = 256
 MAX_CONTEXT = 1 << 20
-FLASH_CHOICES = ("auto", "on", "off")
 SOURCES = ("local", "server")
 DEFAULT_ENDPOINT = "http://127.0.0.1:8080/v1"
-
-
-def flash_attn_for(choice: str, cache_type: str) -> bool:
-    """Flash attention for the combo's choice; "auto" is the engine's rule
-    (:func:`desktop.core.engine.auto_flash_attn`), kept in that one place."""
-    if choice == "on":
-        return True
-    if choice == "off":
-        return False
-    return auto_flash_attn(cache_type)
 
 
 class LayersSpin(QSpinBox):
@@ -324,7 +319,7 @@ class LoadPanel(QWidget):
         self.cache_combo = QComboBox()
         self.cache_combo.setObjectName("cacheTypeCombo")
         self.cache_combo.setAccessibleName(self.tr("KV cache type"))
-        for cache in p.CACHE_TYPES:
+        for cache in CACHE_TYPES:
             self.cache_combo.addItem(cache, cache)
         self.cache_combo.setToolTip(
             self.tr(
@@ -336,7 +331,7 @@ class LoadPanel(QWidget):
         self.flash_combo.setObjectName("flashAttnCombo")
         self.flash_combo.setAccessibleName(self.tr("Flash attention"))
         for key, text in zip(
-            FLASH_CHOICES, (self.tr("auto"), self.tr("on"), self.tr("off")), strict=True
+            FLASH_ATTN_CHOICES, (self.tr("auto"), self.tr("on"), self.tr("off")), strict=True
         ):
             self.flash_combo.addItem(text, key)
         self.flash_combo.setToolTip(
@@ -569,9 +564,8 @@ class LoadPanel(QWidget):
     # -- values -----------------------------------------------------------------------------------
 
     @property
-    def cache_type(self) -> p.CacheType:
-        value = str(self.cache_combo.currentData() or "f16")
-        return value if value in ("q8_0", "q4_0") else "f16"  # type: ignore[return-value]
+    def cache_type(self) -> CacheType:
+        return cache_type_of(self.cache_combo.currentData())
 
     @property
     def flash_attn(self) -> bool:
@@ -594,7 +588,7 @@ class LoadPanel(QWidget):
 
     def problem(self) -> str:
         """Why these settings cannot be loaded ("" when they can)."""
-        if self.cache_type != "f16" and not self.flash_attn:
+        if needs_flash_attn(self.cache_type) and not self.flash_attn:
             return self.tr("A quantized KV cache needs flash attention (auto or on).")
         return ""
 

@@ -9,7 +9,6 @@ state of its download; the buttons emit intents the page acts on.
 from __future__ import annotations
 
 import html
-from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QPalette
@@ -385,14 +384,14 @@ class ModelDetailPanel(QWidget):
         context = self.tr("Estimated for %1 tokens of context.").replace(
             "%1", fmt.integer(entry.n_ctx)
         )
-        if entry.past_trained_context:
+        if fit is not None and fit.past_trained_ctx:
             context += (
                 " "
                 + PAST_TRAINED
                 + " "
                 + (
                     self.tr("The model was trained for %1; answers may degrade past it.").replace(
-                        "%1", fmt.integer(entry.model.context_length)
+                        "%1", fmt.integer(fit.n_ctx_train)
                     )
                 )
             )
@@ -427,7 +426,7 @@ class ModelDetailPanel(QWidget):
             self.vram_bar.set_usage(fit.vram, free or None, self.tr("free"))
         # The bar shows what must stay resident; clean pages of the mapped file (the peak RSS
         # counts them, the kernel drops them under pressure) are said apart.
-        resident = replace(fit.ram, weights=max(0, fit.ram.weights - fit.page_cache_bytes))
+        resident = fit.resident_ram
         self.ram_bar.set_usage(resident, fit.ram_available_bytes or None, self.tr("available"))
         notes: list[str] = []
         if fit.ram_full_context_bytes > resident.total:
