@@ -3579,7 +3579,7 @@
 <context>
     <name>LayersSpin</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+73"/>
+        <location filename="../../desktop/ui/widgets/layers_spin.py" line="+15"/>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -3587,7 +3587,7 @@
 <context>
     <name>LibraryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/library_model.py" line="+169"/>
+        <location filename="../../desktop/ui/models/library_model.py" line="+170"/>
         <source>Name</source>
         <extracomment>The :class:`LibraryRow` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. Columns a problem row&apos;s sentence spans (from COL_ARCH).</extracomment>
         <translation>名称</translation>
@@ -4185,14 +4185,13 @@
 <context>
     <name>LoadPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+91"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+125"/>
         <location line="+42"/>
-        <location line="+65"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-101"/>
+        <location line="-36"/>
         <source>Pick a model on this machine</source>
         <translation>选择本机上的模型</translation>
     </message>
@@ -4218,24 +4217,24 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+418"/>
+        <location line="+326"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location line="-414"/>
-        <location line="+419"/>
+        <location line="-322"/>
+        <location line="+327"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location line="-416"/>
-        <location line="+253"/>
+        <location line="-324"/>
+        <location line="+196"/>
         <source>End the model&apos;s worker process and free its memory.</source>
         <translation>结束模型的工作进程并释放其内存。</translation>
     </message>
     <message>
-        <location line="-244"/>
+        <location line="-187"/>
         <source>Loading</source>
         <translation>加载进度</translation>
     </message>
@@ -4245,58 +4244,7 @@
         <translation>模板</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <source>Server base URL</source>
-        <translation>服务器基础 URL</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
-        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Model name on the server</source>
-        <translation>服务器上的模型名称</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>model name</source>
-        <translation>模型名称</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+244"/>
-        <source>List models</source>
-        <translation>列出模型</translation>
-    </message>
-    <message>
-        <location line="-242"/>
-        <source>Ask the server which models it serves.</source>
-        <translation>询问服务器提供哪些模型。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Environment variable with the API key</source>
-        <translation>存放 API 密钥的环境变量</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
-        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
-    </message>
-    <message>
-        <location line="+11"/>
-        <source>URL</source>
-        <translation>URL</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>API key variable</source>
-        <translation>API 密钥变量</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+22"/>
         <source>Context length in tokens</source>
         <translation>上下文长度（token）</translation>
     </message>
@@ -4399,7 +4347,7 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+60"/>
+        <location line="+59"/>
         <source>What the loaded model&apos;s worker uses now (refreshed twice a second).</source>
         <translation>已加载模型的工作进程当前的用量（每秒刷新两次）。</translation>
     </message>
@@ -4414,32 +4362,7 @@
         <translation>关闭与服务器的连接（服务器继续运行）。</translation>
     </message>
     <message>
-        <location line="+47"/>
-        <source>Listing…</source>
-        <translation>正在列出…</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>memory unknown</source>
-        <translation>内存未知</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>server timings</source>
-        <translation>服务器计时</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>client</source>
-        <translation>客户端</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>%1 (%2)</source>
-        <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <location line="+13"/>
+        <location line="+34"/>
         <source>automatic</source>
         <translation>自动</translation>
     </message>
@@ -4484,73 +4407,7 @@
         <translation>断开</translation>
     </message>
     <message>
-        <location line="+25"/>
-        <source>RAM ≈%1</source>
-        <translation>内存 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>VRAM ≈%1</source>
-        <translation>显存 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>load ≈%1</source>
-        <translation>加载 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>predicted for %1: %2</source>
-        <translation>%1 的预测：%2</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>The fit says %1 will not fit with these settings.</source>
-        <translation>估算显示，在这些设置下 %1 放不下。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Needs about %1 of RAM; %2 is available.</source>
-        <translation>需要约 %1 内存；可用 %2。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Needs about %1 of VRAM; %2 is free.</source>
-        <translation>需要约 %1 显存；空闲 %2。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Load anyway? The worker may be stopped for lack of memory.</source>
-        <translation>仍要加载吗？工作进程可能会因内存不足而被终止。</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>RAM %1</source>
-        <translation>内存 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>private %1</source>
-        <translation>私有 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>VRAM %1</source>
-        <translation>显存 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>GPU %1%</source>
-        <translation>GPU %1%</translation>
-    </message>
-    <message>
-        <location line="-171"/>
-        <location line="+174"/>
-        <source>measured: %1</source>
-        <translation>实测：%1</translation>
-    </message>
-    <message>
-        <location line="-529"/>
+        <location line="-370"/>
         <source>Where the model runs</source>
         <translation>模型在哪里运行</translation>
     </message>
@@ -4570,7 +4427,7 @@
         <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
     </message>
     <message>
-        <location line="+532"/>
+        <location line="+406"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
     </message>
@@ -5880,6 +5737,70 @@
         <location line="+27"/>
         <source>Estimates now follow %1, calibrated by its own runs: see the Models page.</source>
         <translation>现在所有估算都按 %1 进行，并用它自己的运行结果校准：请查看“模型”页。</translation>
+    </message>
+</context>
+<context>
+    <name>ServerFields</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/server_fields.py" line="+38"/>
+        <source>Server base URL</source>
+        <translation>服务器基础 URL</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
+        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Model name on the server</source>
+        <translation>服务器上的模型名称</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>model name</source>
+        <translation>模型名称</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+80"/>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <location line="-78"/>
+        <source>Ask the server which models it serves.</source>
+        <translation>询问服务器提供哪些模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Environment variable with the API key</source>
+        <translation>存放 API 密钥的环境变量</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
+        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>API key variable</source>
+        <translation>API 密钥变量</translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>Listing…</source>
+        <translation>正在列出…</translation>
     </message>
 </context>
 <context>
