@@ -370,7 +370,7 @@
 <context>
     <name>CatalogCells</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+382"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+393"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
         <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
@@ -411,12 +411,12 @@
         <translation>支持中文。</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.</source>
-        <translation>在 %1 个 token 的上下文下预测：内存 %2，显存 %3。</translation>
+        <location line="+6"/>
+        <source>Needs, with the whole context of %1 tokens in use: %2 of RAM and %3 of video memory (predicted).</source>
+        <translation>在用满 %1 个词元的全部上下文时需要：%2 内存和 %3 显存（预测）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>From the downloaded file&apos;s header.</source>
         <translation>来自已下载文件的文件头。</translation>
     </message>
@@ -636,8 +636,8 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>Download size. %1 marks a size from the publisher that was not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
-        <translation>下载大小。%1 表示发布者给出、尚未与 Hub 核对的大小（`llm-scout catalog refresh` 会核对）。</translation>
+        <source>Download size. %1 marks a size estimated from the model&apos;s shapes, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
+        <translation>下载大小。%1 表示该大小是根据模型形状估算的，未经 Hub 核实（`llm-scout catalog refresh` 会核实）。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -835,12 +835,32 @@
 <context>
     <name>ChatTranscript</name>
     <message>
-        <location filename="../../desktop/ui/widgets/chat_transcript.py" line="+55"/>
+        <location filename="../../desktop/ui/widgets/chat_transcript.py" line="+64"/>
         <source>Waiting for the first token…</source>
         <translation>正在等待第一个 token…</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+2"/>
+        <source>Generating…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The server cannot be reached; Reload connects again.</source>
+        <translation>无法连接服务器；点击“重新加载”再次连接。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The engine stopped; Reload loads the model again.</source>
+        <translation>引擎已停止；点击“重新加载”再次加载模型。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Unloaded.</source>
+        <translation>已卸载。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>The conversation outgrew the context: the %1 oldest turns were dropped, the system prompt kept.</source>
         <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
     </message>
@@ -868,7 +888,7 @@
 <context>
     <name>Compare</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+41"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+42"/>
         <source>%1 W / %2 T / %3 L</source>
         <extracomment>The raw value of a cell (numbers for numeric columns), for tests and sorting.</extracomment>
         <translation>%1 胜 / %2 平 / %3 负</translation>
@@ -951,7 +971,7 @@
     </message>
     <message>
         <location line="+32"/>
-        <location line="+27"/>
+        <location line="+34"/>
         <source>Answer %1</source>
         <translation>回答 %1</translation>
     </message>
@@ -991,7 +1011,7 @@
         <translation>种子 %1</translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+80"/>
         <source>queued (fair mode)</source>
         <translation>排队中（公平模式）</translation>
     </message>
@@ -1051,7 +1071,12 @@
         <translation>尚未运行</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+4"/>
+        <source>Speed and memory are shown after Reveal.</source>
+        <translation>揭晓后显示速度和内存。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>TTFT %1</source>
         <translation>首 token %1</translation>
     </message>
@@ -1175,7 +1200,7 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+294"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+295"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
@@ -1185,7 +1210,7 @@
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+98"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
@@ -1256,7 +1281,7 @@
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+83"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+95"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
@@ -1311,7 +1336,7 @@
         <translation>每个回答的最大 token 数</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Reveal names</source>
         <translation>揭晓名称</translation>
     </message>
@@ -1396,12 +1421,12 @@
         <translation>%1（%2 个提示词）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+15"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+48"/>
         <source>%1 prompts</source>
         <translation>%1 个提示词</translation>
     </message>
@@ -1451,8 +1476,8 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>names hidden until you reveal them</source>
-        <translation>在你揭晓之前隐藏名称</translation>
+        <source>names, speeds and memory hidden until you reveal them</source>
+        <translation>揭晓之前隐藏名称、速度和内存</translation>
     </message>
     <message>
         <location line="+9"/>
@@ -2564,7 +2589,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-449"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-447"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (in column 0). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -3156,12 +3181,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+189"/>
+        <location line="+192"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-183"/>
+        <location line="-186"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3392,14 +3417,24 @@
         <translation>提示词</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+12"/>
         <source>waiting</source>
         <translation>等待中</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>not run</source>
+        <translation>未运行</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>running</source>
         <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>interrupted</source>
+        <translation>已中断</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3694,6 +3729,11 @@
     </message>
     <message>
         <location line="+11"/>
+        <source>Not imported</source>
+        <translation>未导入</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>%1 (missing)</source>
         <translation>%1（缺失）</translation>
     </message>
@@ -4607,12 +4647,12 @@
         <translation>额外开销</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>needs %1</source>
         <translation>需要 %1</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>needs %1 of %2</source>
         <translation>需要 %1（%2）</translation>
     </message>
@@ -4806,7 +4846,7 @@
 <context>
     <name>ModelDetailPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/model_detail.py" line="+68"/>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+74"/>
         <source>Model details</source>
         <translation>模型详情</translation>
     </message>
@@ -5008,22 +5048,17 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+86"/>
+        <location line="+77"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-82"/>
+        <location line="-73"/>
         <source>available</source>
         <translation>可用</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>With the whole context in use: %1 of RAM.</source>
-        <translation>上下文全部用满时：内存 %1。</translation>
-    </message>
-    <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>Plus %1 of page cache of the model file, which the system can drop.</source>
         <translation>另有 %1 是模型文件的页缓存，系统可随时释放。</translation>
     </message>
@@ -5073,7 +5108,7 @@
         <translation>磁盘：%1</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
         <location line="+33"/>
         <source>Download %1</source>
         <translation>下载 %1</translation>
@@ -5133,6 +5168,11 @@
         <location line="+5"/>
         <source>Download every file of %1 from %2 into the models folder.</source>
         <translation>从 %2 下载 %1 的全部文件到模型文件夹。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>%1: the size is estimated from the model&apos;s shapes, not verified against the Hub.</source>
+        <translation>%1：该大小根据模型形状估算，未经 Hub 核实。</translation>
     </message>
     <message>
         <location line="+5"/>
@@ -5533,7 +5573,7 @@
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+301"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+310"/>
         <source>Open a model</source>
         <translation>打开模型</translation>
     </message>
@@ -5543,7 +5583,7 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+102"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
@@ -5813,12 +5853,12 @@
     <message>
         <location line="+24"/>
         <location line="+7"/>
-        <location line="+184"/>
+        <location line="+199"/>
         <source>Models folder</source>
         <translation>模型文件夹</translation>
     </message>
     <message>
-        <location line="-189"/>
+        <location line="-204"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
@@ -5829,22 +5869,22 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+14"/>
+        <location line="+18"/>
         <source>Library folders</source>
         <translation>模型库文件夹</translation>
     </message>
     <message>
-        <location line="-11"/>
+        <location line="-13"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Hugging Face endpoint</source>
         <translation>Hugging Face 地址</translation>
     </message>
@@ -5989,7 +6029,7 @@
         <translation>已保存。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+30"/>
         <source>Add a folder of GGUF models</source>
         <translation>添加存放 GGUF 模型的文件夹</translation>
     </message>
@@ -6010,8 +6050,9 @@
 <context>
     <name>SummaryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+27"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+38"/>
         <source>Model</source>
+        <extracomment>The columns a blind comparison hides until Reveal: they give the models away.</extracomment>
         <translation>模型</translation>
     </message>
     <message>

@@ -340,9 +340,34 @@ def test_blind_mode_hides_the_names_until_the_votes_then_reveals_them_with_win_r
     type_prompt(qtbot, page, PROMPT, max_tokens=8)
     qtbot.mouseClick(page.setup.blind_check, Qt.MouseButton.LeftButton)
     assert page.setup.blind_check.isChecked()
+    # What the columns say while it runs, read as a person would every 20 ms.
+    seen: set[str] = set()
+    sampler = QTimer()
+    sampler.setInterval(20)
+    sampler.timeout.connect(
+        lambda: seen.update(
+            f"{c.figures_label.text()} | {c.status_label.text()}" for c in page.board.columns
+        )
+    )
+    sampler.start()
     result = run(qtbot, page)
+    sampler.stop()
     assert result.blind is not None
     order = result.blind.order
+    # No live speed, memory or load time gives a model away, while it runs or after.
+    assert seen
+    for text in seen:
+        assert not any(unit in text for unit in ("t/s", "RAM", "MiB", "TTFT", "loaded in")), text
+    for column in page.board.columns:
+        assert column.figures_label.text() == "Speed and memory are shown after Reveal."
+        assert not column.sparkline.isVisible()
+    hidden = [
+        c for c in range(page.results.model.columnCount()) if page.results.table.isColumnHidden(c)
+    ]
+    assert sorted(hidden) == sorted(SummaryModel.REVEALING)
+    assert SummaryModel.COL_GEN in hidden
+    assert SummaryModel.COL_PRIVATE in hidden
+    assert page.results.chart.points == []
 
     # Hidden: letters only, everywhere the page names a model.
     columns = page.board.columns
@@ -357,7 +382,6 @@ def test_blind_mode_hides_the_names_until_the_votes_then_reveals_them_with_win_r
     model = page.results.model
     assert sorted(texts(model, SummaryModel.COL_MODEL)) == ["A", "B"]
     assert texts(model, SummaryModel.COL_QUANT) == ["-", "-"]
-    assert sorted(page.results.chart.labels) == ["A", "B"]
     assert not any(b.isEnabled() for b in page.results.export_buttons.values())
     assert page.setup.reveal_button.isVisible()
     screenshot(window, "compare-blind.png")
@@ -397,6 +421,15 @@ def test_blind_mode_hides_the_names_until_the_votes_then_reveals_them_with_win_r
     )
     assert rates == {real[winner]: 1.0, real[loser]: 0.0}
     assert all(b.isEnabled() for b in page.results.export_buttons.values())
+    # Revealed: the figures, the sparklines, the summary's columns and the chart are back.
+    for column in page.board.columns:
+        assert " t/s" in column.figures_label.text()
+        assert column.sparkline.isVisible()
+    assert not any(page.results.table.isColumnHidden(c) for c in SummaryModel.REVEALING)
+    assert len(page.results.chart.points) == 2
+    assert sorted(label.split(" · ")[1] for label in page.results.chart.labels) == sorted(
+        real.values()
+    )
 
 
 @pytest.mark.e2e

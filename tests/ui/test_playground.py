@@ -344,25 +344,43 @@ def test_a_killed_worker_shows_the_error_keeps_the_transcript_and_reloads(
 ) -> None:
     page = playground(window)
     load(qtbot, page, smollm2_path)
+    status = page.chat.answer_label
+    assert page.load_panel.load_label.text().startswith("loaded in")
     first = ask(qtbot, page, "Say hello.", max_tokens=16)
+    assert "t/s" in status.text()  # after an answer: its figures, not "waiting"
     page.chat_settings.max_tokens.setValue(900)
     page.prompt.setPlainText("Write a very long story about a lighthouse keeper.")
     assert page.send()
+    assert status.text() == "Waiting for the first token…"
     qtbot.waitUntil(lambda: len(page.transcript.answer) > 10, timeout=ANSWER_MS)
+    assert status.text() == "Generating…"  # text streams: no longer waiting
     session = page.session
     assert session is not None
     with qtbot.waitSignal(
         page.state_changed, timeout=10_000, check_params_cb=lambda s: s == "error"
     ):
         session.client.kill()
+    # The engine is gone: the status line says so and its load time goes with it.
+    assert status.text() == "The engine stopped; Reload loads the model again."
+    assert page.load_panel.load_label.text() == ""
+    assert page.load_panel.measured_label.text() == ""
     banner = page.error_banner
     assert banner.isVisible()
     assert "SIGKILL" in banner.sentence.text()
     assert banner.sentence.text().endswith(".")
     assert not banner.details.isVisible()
+    side_height = page.metrics_panel.height() + page.plots.height()
     banner.details_button.click()
     assert banner.details.isVisible()
     assert banner.details.toPlainText().strip()
+    # llama.cpp's debug dumps are left out of the log shown.
+    assert "llama_graph_n_input_tensors" in session.client.stderr_tail(400, 200_000)
+    assert "llama_graph_n_input_tensors" not in banner.details.toPlainText()
+    # The log opens over the chat it is about: the plots and figures beside it keep their room.
+    assert page.chat.isAncestorOf(banner) or banner.parentWidget() is page.chat.parentWidget()
+    qtbot.waitUntil(
+        lambda: page.metrics_panel.height() + page.plots.height() == side_height, timeout=2_000
+    )
     assert shows_answer(page, first.text)  # the transcript stays
     assert page.conversation is not None
     assert page.conversation.turns[-1].finish_reason == "crashed"  # the partial answer too
@@ -371,6 +389,8 @@ def test_a_killed_worker_shows_the_error_keeps_the_transcript_and_reloads(
         banner.reload_button.click()
     assert not banner.isVisible()
     assert page.phase == "ready"
+    assert status.text() == ""
+    assert page.load_panel.load_label.text().startswith("loaded in")
     assert page.conversation.turns[0].user == "Say hello."
     again = ask(qtbot, page, "Say goodbye.", max_tokens=8)
     assert again.report.metrics.generated_tokens > 0
@@ -383,6 +403,8 @@ def test_a_killed_worker_shows_the_error_keeps_the_transcript_and_reloads(
         session.client.kill()
     assert banner.isVisible()
     assert "SIGKILL" in banner.sentence.text()
+    assert status.text() == "The engine stopped; Reload loads the model again."
+    assert page.load_panel.load_label.text() == ""
 
 
 @pytest.mark.e2e

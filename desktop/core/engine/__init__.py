@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from desktop.core.engine.chat import Answer, Conversation, Turn, worker_gone
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.cpu_threads import default_threads
+    from desktop.core.engine.cpu_use import CpuUse
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
+    from desktop.core.engine.log_lines import log_excerpt
     from desktop.core.engine.managed import (
         READY_TIMEOUT_S,
         ManagedServer,
@@ -76,6 +78,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "run_bench": ("bench", "run_bench"),
     "EngineClient": ("client", "EngineClient"),
     "default_threads": ("cpu_threads", "default_threads"),
+    "CpuUse": ("cpu_use", "CpuUse"),
     "worker_command": ("client", "worker_command"),
     "BufferProjection": ("dryrun", "BufferProjection"),
     "DryRun": ("dryrun", "DryRun"),
@@ -84,6 +87,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CrossCheck": ("crosscheck", "CrossCheck"),
     "cross_check": ("crosscheck", "cross_check"),
     "ProcessMemory": ("memory", "ProcessMemory"),
+    "log_excerpt": ("log_lines", "log_excerpt"),
     "LIVE_WINDOW_S": ("metrics", "LIVE_WINDOW_S"),
     "GenerationMeter": ("metrics", "GenerationMeter"),
     "GenerationMetrics": ("metrics", "GenerationMetrics"),
@@ -131,6 +135,7 @@ __all__ = [
     "BenchSettings",
     "BufferProjection",
     "Conversation",
+    "CpuUse",
     "CrossCheck",
     "DryRun",
     "DryRunError",
@@ -165,6 +170,7 @@ __all__ = [
     "error_pct",
     "family_template_name",
     "is_remote_spec",
+    "log_excerpt",
     "mean_sd",
     "protocol",
     "run_bench",

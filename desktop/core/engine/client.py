@@ -38,6 +38,7 @@ from typing import IO, Any
 from desktop.core import threads
 from desktop.core.engine import protocol as p
 from desktop.core.engine.backend import Measures
+from desktop.core.engine.log_lines import log_excerpt
 from desktop.core.engine.memory import MemorySampler, NvmlReader, ProcessMemory
 from desktop.core.engine.metrics import MemoryPhases
 from desktop.core.engine.request import Request, WorkerError
@@ -366,6 +367,11 @@ class EngineClient:
         """The last lines the worker wrote to stderr (llama.cpp's log), at most ``max_chars``."""
         return "\n".join(list(self._stderr)[-lines:])[-max_chars:]
 
+    def stderr_excerpt(self) -> str:
+        """The lines of llama.cpp's log that explain a failure (:func:`log_excerpt`): what a
+        failure's detail carries."""
+        return log_excerpt(self._stderr)
+
     def _stderr_sentence(self) -> str:
         last = next((line for line in reversed(self._stderr) if line.strip()), "")
         return (last.strip() or "no message") + ("" if last.endswith(".") else ".")
@@ -492,10 +498,10 @@ class EngineClient:
                 self._ready_queue.put(None)
                 return
             failure = p.Error(
-                None, "crashed", _crash_message(proc, list(self._stderr)), self.stderr_tail()
+                None, "crashed", _crash_message(proc, list(self._stderr)), self.stderr_excerpt()
             )
         else:
-            failure = p.Error(None, failure.kind, failure.message, self.stderr_tail())
+            failure = p.Error(None, failure.kind, failure.message, self.stderr_excerpt())
         self._failed = True
         self._ready_queue.put(failure if self.ready is None else None)
         t = time.perf_counter()

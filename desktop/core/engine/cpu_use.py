@@ -20,7 +20,7 @@ For a run on the GPU only the first applies (its CPU thread mostly waits for the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -96,7 +96,31 @@ class CpuUse:
             "usable_cpus": self.usable_cpus,
             "n_threads": self.n_threads,
             "busy": self.busy_reason(cpu_bound),
+            "worker_cpu_s": self.worker_cpu_s,
+            "others_cpu_s": self.others_cpu_s,
+            "cpu_bound": cpu_bound,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> tuple[CpuUse, bool] | None:
+        """The CPU use (and whether the run was CPU-bound) a :meth:`to_dict` document was made
+        from, as the history stores it; None when it does not say enough."""
+        try:
+            wall = float(data["wall_s"])
+            worker = data.get("worker_cpu_s")
+            others = data.get("others_cpu_s")
+            use = cls(
+                wall_s=wall,
+                worker_cpu_s=float(worker if worker is not None else data["worker_cpus"] * wall),
+                others_cpu_s=float(others if others is not None else data["others_cpus"] * wall),
+                usable_cpus=int(data["usable_cpus"]),
+                n_threads=None if data.get("n_threads") is None else int(data["n_threads"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+        if wall <= 0:
+            return None
+        return use, bool(data.get("cpu_bound", True))
 
 
 def cpu_use_between(

@@ -38,7 +38,7 @@ from desktop.core.fit.calibration_review import (
 from desktop.core.fit.crosscheck import TermGap, compare_terms, with_llama_buffers
 from desktop.core.fit.estimator import default_context, estimate
 from desktop.core.fit.split import Holder, Link, RpcBox, SplitResult, estimate_split
-from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow
+from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow, download_size
 from desktop.core.fit.types import (
     DEFAULT_PROMPT_TOKENS,
     FitResult,
@@ -46,6 +46,7 @@ from desktop.core.fit.types import (
     MemoryBreakdown,
     TargetFormat,
     Verdict,
+    need_decimals,
     past_trained_context,
 )
 from desktop.core.fit.vllm import (
@@ -88,9 +89,11 @@ __all__ = [
     "compute_calibration",
     "default_context",
     "device_of",
+    "download_size",
     "estimate",
     "estimate_split",
     "machine_fingerprint",
+    "need_decimals",
     "past_trained_context",
     "per_gpu_memory",
     "plan_vllm",

@@ -164,12 +164,12 @@ class TargetEstimator:
         best = placement if n_gpu_layers is None else best_placement(setup, n_ctx)
 
         verdict = _verdict(placement, n_layers)
-        reasons.extend(_explain(setup, placement, verdict))
+        reasons.extend(_explain(setup, placement, verdict, asked=n_gpu_layers is not None))
         if n_gpu_layers is not None and best.n_gpu_layers > placement.n_gpu_layers:
             more = "all" if best.n_gpu_layers == n_layers else "up to"
             reasons.append(
                 f"You asked for {placement.n_gpu_layers} GPU layers; {more} "
-                f"{best.n_gpu_layers} of {n_layers} fit."
+                f"{best.n_gpu_layers} of {n_layers} would fit."
             )
         past = past_trained_context(target.arch, n_ctx)
         if past:
@@ -219,6 +219,7 @@ class TargetEstimator:
             vram_free_bytes=tuple(d.capacity for d in devices),
             n_ctx_train=target.arch.n_ctx_train,
             page_cache_bytes=_page_cache(setup, placement),
+            unified_memory=setup.unified,
             **self._target_facts(disk),
         )
 
@@ -274,7 +275,8 @@ def _verdict(placement: Placement, n_layers: int) -> Verdict:
     return "partial"
 
 
-def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
+def _explain(setup: Setup, placement: Placement, verdict: Verdict, *, asked: bool) -> list[str]:
+    """Why the verdict; ``asked``: the GPU layers are the caller's choice, not what fits."""
     out: list[str] = []
     gib = 1024**3
     if not placement.fits_vram:
@@ -295,6 +297,11 @@ def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
         out.append(
             f"All {n_layers} layers fit on the GPU but the output layer stays on the CPU "
             f"(n_gpu_layers {n_layers}, not -1)."
+        )
+    elif verdict == "partial" and asked:
+        out.append(
+            f"{placement.n_gpu_layers} of {n_layers} layers on the GPU, as asked; the rest run "
+            "on the CPU."
         )
     elif verdict == "partial":
         out.append(

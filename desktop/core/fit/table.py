@@ -31,6 +31,20 @@ from desktop.core.kv_cache import CacheType
 FIT_OK = ("gpu", "partial", "cpu")
 
 
+def download_size(model: CatalogModel, variant: Variant) -> tuple[int | None, bool]:
+    """The one size of ``variant``'s download, and whether it is known: the catalog's size when
+    it was verified against the Hub, else the size estimated from the model's shapes that the
+    fit counts (the disk check, the load time). The catalog's unverified size is not used
+    anywhere: every page, button and command says this one."""
+    if variant.verified and variant.size_bytes:
+        return variant.size_bytes, True
+    try:
+        target = FitTarget.from_variant(model, variant)
+    except ScoutError:
+        return variant.size_bytes, False
+    return target.download_bytes or target.file_bytes or variant.size_bytes, False
+
+
 @dataclass(frozen=True)
 class FitRow:
     """One catalog variant and its estimate (``result`` None with ``error`` when the estimator

@@ -388,7 +388,8 @@ class HeaderParser:
         magic = bytes(self._buf[0:4])
         if magic != GGUF_MAGIC:
             raise GGUFFormatError(
-                f"{self._name} is not a GGUF file: it starts with {magic!r} instead of b'GGUF'",
+                f"{self._name} is not a GGUF file: it starts with {_first_bytes(magic)} instead "
+                "of GGUF",
                 offset=0,
             )
         self._pos = 4
@@ -631,3 +632,11 @@ def parse_header(source: ByteSource, name: str, whole: mmap.mmap | None = None) 
 
     ``whole``: the complete file mapped in memory (then ``source`` is only asked for its size)."""
     return HeaderParser(source, name, whole).parse()
+
+
+def _first_bytes(magic: bytes) -> str:
+    """A file's first bytes as a person reads them: quoted text when they are printable ASCII
+    ("# LL"), else hexadecimal (the bytes 1f 8b 08 00)."""
+    if magic and all(32 <= b < 127 for b in magic):
+        return '"' + magic.decode("ascii") + '"'
+    return "the bytes " + " ".join(f"{b:02x}" for b in magic)

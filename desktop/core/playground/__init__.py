@@ -21,6 +21,7 @@ from desktop.core.playground.pace import (
     drawing_pace,
 )
 from desktop.core.playground.phase import (
+    AnswerStatus,
     Background,
     Control,
     Failure,
@@ -40,6 +41,7 @@ __all__ = [
     "SPARING_TICK_MS",
     "TEXT_TICK_MS",
     "AnswerRecord",
+    "AnswerStatus",
     "Background",
     "ChatSession",
     "Control",

@@ -42,6 +42,20 @@ class Phase(str, Enum):
         return self in (Phase.LOADING, Phase.GENERATING)
 
 
+class AnswerStatus(str, Enum):
+    """What the status line under the chat says about the answer: it follows the session's
+    :class:`Phase` and what streamed, so it never says "waiting" once text came, after an
+    answer ended or after the engine went away."""
+
+    NONE = "none"  # nothing asked with this model yet (or the conversation was cleared)
+    WAITING = "waiting"  # asked; no token has come yet
+    STREAMING = "streaming"  # tokens arrive
+    ANSWERED = "answered"  # the last answer ended (stopped, cut off or whole): its figures
+    FAILED = "failed"  # the last answer failed; the model still serves
+    ENGINE_GONE = "engine_gone"  # the worker died or the server went away (phase ``error``)
+    UNLOADED = "unloaded"  # the model was unloaded
+
+
 class Control(Protocol):
     """What a piece of background work sees of its caller."""
 
@@ -114,4 +128,5 @@ class SessionEvents:
     answer_finished: Callable[[Answer], None] = ignore
     answer_failed: Callable[[Failure], None] = ignore  # ``error`` after it when fatal
     engine_stopped: Callable[[Failure], None] = ignore  # died while the model waited
+    answer_status_changed: Callable[[AnswerStatus], None] = ignore
     record: Callable[[AnswerRecord], None] = ignore  # store it (off the front end's thread)

@@ -47,6 +47,7 @@ from desktop.core.engine import (
     Turn,
     WorkerError,
     default_threads,
+    log_excerpt,
 )
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError, is_fatal
@@ -54,6 +55,7 @@ from desktop.core.fit import DEFAULT_PROMPT_TOKENS, FitTarget
 from desktop.core.hardware import HardwareProfile
 from desktop.core.playground.feed import EngineFeed
 from desktop.core.playground.phase import (
+    AnswerStatus,
     Background,
     Control,
     Failure,
@@ -93,6 +95,7 @@ class ChatSession:
     def __init__(self, background: Background, events: SessionEvents | None = None) -> None:
         self.events = events or SessionEvents()
         self.phase = Phase.EMPTY
+        self.answer_status = AnswerStatus.NONE
         self.engine: Session | None = None  # kept after close: its settings reload it
         self.conversation: Conversation | None = None  # kept after close: it can be saved
         self.loaded: p.Loaded | None = None
@@ -136,8 +139,11 @@ class ChatSession:
         )
 
     def stderr_tail(self) -> str:
-        """The end of llama.cpp's log of the current (or last) worker."""
-        return self.engine.client.stderr_tail() if self.engine is not None else ""
+        """The lines of llama.cpp's log of the current (or last) worker that explain a failure
+        (:func:`~desktop.core.engine.log_excerpt`: no debug dumps)."""
+        if self.engine is None:
+            return ""
+        return log_excerpt(self.engine.client.stderr_tail(400, 200_000).splitlines())
 
     # -- load, connect, reload, unload ----------------------------------------------------------
 
@@ -202,6 +208,7 @@ class ChatSession:
         self._close_engine()
         self.threads = None
         self._set_phase(Phase.EMPTY)
+        self._set_status(AnswerStatus.UNLOADED)
         return True
 
     def _same_model(self, request: _LoadRequest) -> bool:
@@ -242,6 +249,7 @@ class ChatSession:
         self._request, self._feed, self.engine = request, feed, engine
         self.label = request.label
         self.loaded = self.prediction = None
+        self._set_status(AnswerStatus.NONE)
         if endpoint is not None:
             self.last_answer = None  # a local answer's speed is not the server's
         feed.mark("load")
@@ -283,6 +291,7 @@ class ChatSession:
             )
             self._close_engine()
             self._set_phase(Phase.ERROR)
+            self._set_status(AnswerStatus.ENGINE_GONE)
             self.events.load_failed(failure)
 
         self._load_task = self._background(work, done, failed)
@@ -327,6 +336,7 @@ class ChatSession:
 
         self._ask_task = self._background(work, done, failed)
         self._set_phase(Phase.GENERATING)
+        self._set_status(AnswerStatus.WAITING)
         return True
 
     def regenerate(
@@ -360,6 +370,8 @@ class ChatSession:
             return False
         if self.conversation is not None:
             self.conversation.clear()
+        if self.answer_status is not AnswerStatus.ENGINE_GONE:
+            self._set_status(AnswerStatus.NONE)
         return True
 
     def _answer_finished(self, answer: Answer) -> None:
@@ -367,6 +379,7 @@ class ChatSession:
         self.last_answer = answer
         self._record(answer.report)
         self._set_phase(Phase.READY)
+        self._set_status(AnswerStatus.ANSWERED)
         self.events.answer_finished(answer)
 
     def _answer_failed(self, error: Exception) -> None:
@@ -394,6 +407,7 @@ class ChatSession:
             self._set_phase(Phase.ERROR)
         else:
             self._set_phase(Phase.READY)
+        self._set_status(AnswerStatus.ENGINE_GONE if fatal else AnswerStatus.FAILED)
         self.events.answer_failed(failure)
 
     def _record(self, report: RunReport, *, error: Failure | None = None) -> None:
@@ -442,6 +456,7 @@ class ChatSession:
         )
         self._close_engine()
         self._set_phase(Phase.ERROR)
+        self._set_status(AnswerStatus.ENGINE_GONE)
         self.events.engine_stopped(failure)
         return True
 
@@ -451,6 +466,8 @@ class ChatSession:
             return
         new = self._timeline.apply(feed.drain())
         self.streamed += new.text
+        if new.text and self.answer_status is AnswerStatus.WAITING:
+            self._set_status(AnswerStatus.STREAMING)
         held = self._held.update
         held.bands.extend(new.bands)
         held.speed.extend(new.speed)
@@ -461,6 +478,12 @@ class ChatSession:
             held.progress = new.progress
 
     # -- the end --------------------------------------------------------------------------------
+
+    def _set_status(self, status: AnswerStatus) -> None:
+        changed = status is not self.answer_status
+        self.answer_status = status
+        if changed and not self._closed:
+            self.events.answer_status_changed(status)
 
     def _set_phase(self, phase: Phase) -> None:
         changed = phase is not self.phase

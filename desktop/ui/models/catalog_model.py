@@ -36,7 +36,7 @@ from PySide6.QtGui import QColor, QPalette, QStandardItemModel
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.catalog import VARIANT_SORT_KEYS, CatalogModel, Variant
-from desktop.core.fit import FitResult, FitRow
+from desktop.core.fit import FitResult, FitRow, download_size
 from desktop.ui import format as fmt
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -104,6 +104,11 @@ class CatalogEntry:
         return self.fit is not None and self.fit.past_trained_ctx
 
     @property
+    def download_size(self) -> tuple[int | None, bool]:
+        """The one download size (bytes, known): verified, or estimated from the shapes."""
+        return download_size(self.model, self.variant)
+
+    @property
     def memory_bytes(self) -> int | None:
         """Everything the run needs: the fit's must-fit bytes (the detail panel splits them)."""
         return self.fit.must_fit_bytes if self.fit is not None else None
@@ -127,6 +132,17 @@ def params_text(model: CatalogModel) -> str:
     if model.n_params_active:
         text += f" (A{fmt.params(model.n_params_active)})"
     return text
+
+
+def size_text(entry: CatalogEntry) -> str:
+    """The one download size as the Size column and the detail panel say it: "4.4 GiB" when
+    verified against the Hub, "~379 MiB" when estimated from the model's shapes (the CLI's
+    catalog marks it the same way); "-" when unknown."""
+    size, known = entry.download_size
+    if size is None:
+        return "-"
+    text = fmt.size(size, 1 if size >= 1 << 30 else 0)
+    return text if known else UNVERIFIED + text
 
 
 def verdict_text(entry: CatalogEntry) -> str:
@@ -188,7 +204,6 @@ class _Columns:
         COL_MODEL: "name",
         COL_PARAMS: "params",
         COL_QUANT: "quant",
-        COL_SIZE: "size",
     }
 
 
@@ -319,13 +334,7 @@ class CatalogCells(_Columns):
         if column == self.COL_QUANT:
             return variant.quant
         if column == self.COL_SIZE:
-            size = variant.size_bytes
-            if not variant.verified and entry.fit is not None and entry.fit.download_bytes:
-                size = entry.fit.download_bytes  # from the shapes, as the fit counts it
-            if size is None:
-                return "-"
-            text = fmt.size(size, 1 if size >= 1 << 30 else 0)
-            return text if variant.verified else UNVERIFIED + text
+            return size_text(entry)
         if column == self.COL_LICENCE:
             return model.license.name
         if column == self.COL_ZH:
@@ -346,6 +355,8 @@ class CatalogCells(_Columns):
         return ""
 
     def _sort_value(self, row: int, entry: CatalogEntry, column: int) -> Any:
+        if column == self.COL_SIZE:
+            return float(entry.download_size[0] or 0)  # the size shown, not the catalog's
         key = self.CATALOG_SORT.get(column)
         if key is not None:
             return self._ranks[key][row]
@@ -411,9 +422,12 @@ class CatalogCells(_Columns):
             return verdict_tooltip(entry)
         if column == self.COL_MEMORY and fit is not None:
             text = (
-                self.tr("Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.")
+                self.tr(
+                    "Needs, with the whole context of %1 tokens in use: %2 of RAM and %3 of "
+                    "video memory (predicted)."
+                )
                 .replace("%1", fmt.integer(entry.n_ctx))
-                .replace("%2", fmt.size(fit.ram_bytes))
+                .replace("%2", fmt.size(fit.need_ram.total))
                 .replace("%3", fmt.size(fit.vram_bytes))
             )
             if entry.from_file:
@@ -563,8 +577,8 @@ class CatalogTableModel(QStandardItemModel, _Columns):
                 "8.5). AWQ models are 4-bit safetensors for vLLM on NVIDIA GPUs, not GGUF."
             ),
             self.COL_SIZE: self.tr(
-                "Download size. %1 marks a size from the publisher that was not verified against "
-                "the Hub (`llm-scout catalog refresh` checks it)."
+                "Download size. %1 marks a size estimated from the model's shapes, not verified "
+                "against the Hub (`llm-scout catalog refresh` checks it)."
             ).replace("%1", UNVERIFIED),
             self.COL_VERDICT: self.tr(
                 "Where it would run here at %1 tokens of context: GPU (every layer on the GPU), "

@@ -251,6 +251,8 @@ class LibraryModel(QStandardItemModel):
                 return entry.display_name
             return row.path.name
         if column == self.COL_SOURCE:
+            if entry is None and not row.stored and row.source == "imported":
+                return self.tr("Not imported")  # an import that failed: its sentence follows
             if entry is not None and entry.missing:
                 return self.tr("%1 (missing)").replace("%1", self.source_word(row.source))
             return self.source_word(row.source)

@@ -48,6 +48,7 @@ from desktop.core.compare import (
     ComparisonResult,
     LiveComparison,
     ParallelCheck,
+    PromptSuite,
     context_for,
     default_load,
     default_sampling,
@@ -444,8 +445,12 @@ class ComparePage(QWidget):
         self.contestants.set([entry_from_info(info) for info in result.contestants])
         self.setup.set_mode(result.mode)
         self.setup.blind_check.setChecked(result.blind is not None)
+        if result.max_tokens is not None:
+            self.setup.max_tokens.setValue(result.max_tokens)
         if result.suite:
-            self.setup.select_suite(result.suite)
+            self.setup.show_suite(
+                result.suite, PromptSuite(result.suite, result.prompts, title=result.title)
+            )
         elif len(result.prompts) == 1:
             self.setup.select_suite(ONE_PROMPT)
             self.setup.prompt_edit.setPlainText(result.prompts[0].text)

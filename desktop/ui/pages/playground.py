@@ -46,6 +46,7 @@ from desktop.core.engine import protocol as p
 from desktop.core.fit import FitResult
 from desktop.core.hardware import usable_cpus
 from desktop.core.playground import (
+    AnswerStatus,
     ChatSession,
     Failure,
     ModelFacts,
@@ -95,6 +96,7 @@ class PlaygroundPage(QWidget):
                 answer_finished=self._on_session_answer_finished,
                 answer_failed=self._on_session_answer_failed,
                 engine_stopped=self._on_session_engine_stopped,
+                answer_status_changed=self._on_session_answer_status_changed,
                 record=self.recorder.record,
             ),
         )
@@ -170,8 +172,6 @@ class PlaygroundPage(QWidget):
         outer.setSpacing(6)
         self.load_panel = LoadPanel()
         outer.addWidget(self.load_panel)
-        self.error_banner = EngineErrorBanner()
-        outer.addWidget(self.error_banner)
         self.chat = ChatPanel()
         self.transcript = self.chat.transcript
         self.prompt = self.chat.prompt
@@ -186,7 +186,16 @@ class PlaygroundPage(QWidget):
         side_column.addWidget(self.metrics_panel)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("playgroundSplitter")
-        self.splitter.addWidget(self.chat)
+        # The error banner (and its log) sits over the chat it is about: opening Details takes
+        # height from the transcript, which scrolls, not from the plots and figures beside it.
+        self.error_banner = EngineErrorBanner()
+        chat_side = QWidget()
+        chat_column = QVBoxLayout(chat_side)
+        chat_column.setContentsMargins(0, 0, 0, 0)
+        chat_column.setSpacing(6)
+        chat_column.addWidget(self.error_banner)
+        chat_column.addWidget(self.chat, 1)
+        self.splitter.addWidget(chat_side)
         self.splitter.addWidget(side)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 1)
@@ -344,6 +353,13 @@ class PlaygroundPage(QWidget):
 
     def _on_session_load_failed(self, failure: Failure) -> None:
         self.loader.show_load_failed(failure)
+
+    def _on_session_answer_status_changed(self, status: AnswerStatus) -> None:
+        self.chat_view.show_status(status)
+        if status in (AnswerStatus.ENGINE_GONE, AnswerStatus.UNLOADED):
+            # "loaded in …" and the measured memory were the engine's that is gone.
+            self.load_panel.set_load_text("")
+            self.load_panel.show_measured(None, None)
 
     def _on_session_engine_stopped(self, failure: Failure) -> None:
         title, sentence = describe(failure.error)

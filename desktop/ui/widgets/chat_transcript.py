@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from desktop.core.engine import Answer
 from desktop.core.fit import FitResult
-from desktop.core.playground import ChatSession, Phase, write_transcript
+from desktop.core.playground import AnswerStatus, ChatSession, Phase, write_transcript
 from desktop.ui.widgets.chat_panel import ChatPanel
 from desktop.ui.widgets.metrics_panel import MetricsPanel, answer_summary
 
@@ -52,7 +52,31 @@ class ChatTranscript(QObject):
         self._shown_system = system
         transcript.add_user(message)
         transcript.begin_answer(self.session.label)
-        self.chat.answer_label.setText(self.tr("Waiting for the first token…"))
+        self.show_status(self.session.answer_status)
+
+    def show_status(self, status: AnswerStatus) -> None:
+        """The status line under the chat, from the session's :class:`AnswerStatus`: never
+        "waiting" once text came, after an answer or after the engine went away."""
+        label = self.chat.answer_label
+        last = self.session.last_answer
+        remote = self.session.remote is not None
+        if status is AnswerStatus.WAITING:
+            label.setText(self.tr("Waiting for the first token…"))
+        elif status is AnswerStatus.STREAMING:
+            label.setText(self.tr("Generating…"))
+        elif status is AnswerStatus.ANSWERED and last is not None:
+            label.setText(answer_summary(last.report))
+        elif status is AnswerStatus.ENGINE_GONE:
+            label.setText(
+                self.tr("The server cannot be reached; Reload connects again.")
+                if remote
+                else self.tr("The engine stopped; Reload loads the model again.")
+            )
+        elif status is AnswerStatus.UNLOADED:
+            label.setText(self.tr("Unloaded."))
+        elif status is AnswerStatus.NONE:
+            label.setText("")
+        # FAILED: the page says the failure's own sentence.
 
     def show_answer(self, answer: Answer) -> None:
         summary = answer_summary(answer.report)

@@ -213,6 +213,13 @@ class CompareBoard(QWidget):
         self._update_prompt_buttons()
         self.redraw(figures=True)
 
+    @property
+    def hidden(self) -> bool:
+        """A blind comparison not revealed yet: no names, and no figure that gives a model away
+        (speed, TTFT, memory, load time, its sparkline) until Reveal."""
+        live = self.live
+        return live is not None and live.blind is not None and not self.revealed
+
     def column_title(self, contestant: int) -> tuple[str, str]:
         live = self.live
         assert live is not None
@@ -301,7 +308,8 @@ class CompareBoard(QWidget):
             if figures_now:
                 column.set_figures(self.figures_text(state))
             if state.dirty_spark:
-                column.sparkline.set_points(list(state.spark))
+                column.sparkline.set_points([] if self.hidden else list(state.spark))
+                column.sparkline.setVisible(not self.hidden)
                 state.dirty_spark = False
             if q in state.dirty_text:
                 streaming = state.prompt == q and state.status is ColumnStatus.RUNNING
@@ -338,7 +346,7 @@ class CompareBoard(QWidget):
             )
         if status is ColumnStatus.DONE:
             done = self.tr("done")
-            if state.load_ms is not None:
+            if state.load_ms is not None and not self.hidden:
                 done += " · " + self.tr("loaded in %1").replace(
                     "%1", fmt.seconds(state.load_ms / 1000)
                 )
@@ -352,6 +360,8 @@ class CompareBoard(QWidget):
         return self.tr("not run yet")
 
     def figures_text(self, state: ColumnState) -> str:
+        if self.hidden:
+            return self.tr("Speed and memory are shown after Reveal.")
         parts = []
         if state.tokens_per_s is not None:
             parts.append(fmt.rate(state.tokens_per_s))

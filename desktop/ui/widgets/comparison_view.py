@@ -165,7 +165,7 @@ class ComparisonView(QObject):
         if live.mode == "parallel":
             parts.append(self.tr("the models shared the machine: speeds do not compare"))
         if self.hidden:
-            parts.append(self.tr("names hidden until you reveal them"))
+            parts.append(self.tr("names, speeds and memory hidden until you reveal them"))
         return " · ".join(parts)
 
     def progress_text(self) -> str:

@@ -286,9 +286,12 @@ class HistoryDetail(QTextBrowser):
         self.setHtml("".join(parts))
 
     def _contestants_html(self, record: ComparisonRecord) -> str:
+        # A comparison still stored as running is one whose process ended mid-run (the list
+        # says "interrupted"): its running column was interrupted, a waiting one never ran.
+        interrupted = record.summary.state == "running"
         statuses = {
-            "pending": self.tr("waiting"),
-            "running": self.tr("running"),
+            "pending": self.tr("not run") if interrupted else self.tr("waiting"),
+            "running": self.tr("interrupted") if interrupted else self.tr("running"),
             "done": self.tr("done"),
             "failed": self.tr("failed"),
             "cancelled": self.tr("cancelled"),

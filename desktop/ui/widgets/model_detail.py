@@ -29,7 +29,13 @@ from desktop.core.fit import FitResult, FitTarget, VllmPlan, plan_vllm, what_if_
 from desktop.core.hardware import HardwareProfile
 from desktop.core.library import variant_label
 from desktop.ui import format as fmt
-from desktop.ui.models.catalog_model import PAST_TRAINED, PREDICTED, CatalogEntry
+from desktop.ui.models.catalog_model import (
+    PAST_TRAINED,
+    PREDICTED,
+    UNVERIFIED,
+    CatalogEntry,
+    size_text,
+)
 from desktop.ui.theme import VERDICT_COLORS, icon
 from desktop.ui.widgets.memory_bar import MemoryBar
 from desktop.ui.widgets.verdict import text_color_on
@@ -424,17 +430,11 @@ class ModelDetailPanel(QWidget):
         if has_gpu and profile is not None:
             free = sum(fit.vram_free_bytes) or sum(g.memory_total_bytes for g in profile.gpus)
             self.vram_bar.set_usage(fit.vram, free or None, self.tr("free"))
-        # The bar shows what must stay resident; clean pages of the mapped file (the peak RSS
-        # counts them, the kernel drops them under pressure) are said apart.
-        resident = fit.resident_ram
-        self.ram_bar.set_usage(resident, fit.ram_available_bytes or None, self.tr("available"))
+        # The bar shows what the verdict rests on: what must stay resident with the whole
+        # context in use (the CLI's "needs X of Y available"); clean pages of the mapped file
+        # (the peak RSS counts them, the kernel drops them under pressure) are said apart.
+        self.ram_bar.set_usage(fit.need_ram, fit.ram_available_bytes or None, self.tr("available"))
         notes: list[str] = []
-        if fit.ram_full_context_bytes > resident.total:
-            notes.append(
-                self.tr("With the whole context in use: %1 of RAM.").replace(
-                    "%1", PREDICTED + fmt.size(fit.ram_full_context_bytes)
-                )
-            )
         if fit.page_cache_bytes:
             notes.append(
                 self.tr(
@@ -503,11 +503,8 @@ class ModelDetailPanel(QWidget):
                 entry.path.name, Qt.TextElideMode.ElideMiddle, 170
             )
             return self.tr("On disk: %1").replace("%1", name)
-        size = entry.variant.size_bytes
         fit = entry.fit
-        if fit is not None and fit.download_bytes:
-            size = fit.download_bytes
-        text = self.tr("Download %1").replace("%1", fmt.size(size))
+        text = self.tr("Download %1").replace("%1", size_text(entry))
         disk = profile.models_disk if profile is not None else None
         free = f" ({fmt.size(disk.free_bytes)} " + self.tr("free") + ")" if disk else ""
         if fit is not None and fit.fits_disk is True:
@@ -518,7 +515,7 @@ class ModelDetailPanel(QWidget):
 
     def _show_buttons(self, entry: CatalogEntry, state: str, percent: int | None) -> None:
         variant = entry.variant
-        size = fmt.size(variant.size_bytes) if variant.size_bytes else ""
+        size = size_text(entry) if entry.download_size[0] else ""
         button = self.download_button
         status = ""
         if entry.on_disk:
@@ -542,11 +539,17 @@ class ModelDetailPanel(QWidget):
         else:
             button.setText(self.tr("Download %1").replace("%1", size).strip())
             button.setEnabled(True)
-            button.setToolTip(
+            tip = (
                 self.tr("Download every file of %1 from %2 into the models folder.")
                 .replace("%1", variant.id)
                 .replace("%2", variant.repo)
             )
+            if not entry.download_size[1]:
+                tip += " " + self.tr(
+                    "%1: the size is estimated from the model's shapes, not verified against "
+                    "the Hub."
+                ).replace("%1", UNVERIFIED)
+            button.setToolTip(tip)
             if state == "failed":
                 status = self.tr("The last download failed; the Downloads page says why.")
         button.setAccessibleName(button.text())

@@ -17,6 +17,7 @@ from desktop.core.gguf import read_gguf_split
 from desktop.core.hardware import load_profile
 from desktop.core.playground import (
     AnswerRecord,
+    AnswerStatus,
     ChatSession,
     Failure,
     LiveUpdate,
@@ -43,6 +44,7 @@ class Seen:
     failures: list[tuple[str, Failure]] = field(default_factory=list)
     records: list[AnswerRecord] = field(default_factory=list)
     updates: list[LiveUpdate] = field(default_factory=list)
+    statuses: list[AnswerStatus] = field(default_factory=list)
 
     def events(self) -> SessionEvents:
         return SessionEvents(
@@ -52,6 +54,7 @@ class Seen:
             answer_finished=self.answers.append,
             answer_failed=lambda f: self.failures.append(("answer", f)),
             engine_stopped=lambda f: self.failures.append(("stopped", f)),
+            answer_status_changed=self.statuses.append,
             record=self.records.append,
         )
 
@@ -71,6 +74,11 @@ def chat() -> Iterator[tuple[ChatSession, ThreadBackground, Seen]]:
 def phase(session: ChatSession) -> Phase:
     """The session's phase now (a call: mypy keeps no narrowing across the pumps)."""
     return session.phase
+
+
+def status(session: ChatSession) -> AnswerStatus:
+    """The session's answer status now (a call, as :func:`phase`)."""
+    return session.answer_status
 
 
 def drained_until(
@@ -115,9 +123,12 @@ def test_a_chat_loads_answers_stops_and_regenerates(
 
     assert session.send("Name three colours.", params=GREEDY)
     assert phase(session) is Phase.GENERATING
+    assert status(session) is AnswerStatus.WAITING
     assert not session.send("Twice at once?")
     drained_until(background, session, seen, lambda: seen.answers)
     answer = seen.answers[0]
+    # The status line's word: waiting, then streaming once text came, then answered.
+    assert seen.statuses == [AnswerStatus.WAITING, AnswerStatus.STREAMING, AnswerStatus.ANSWERED]
     assert answer.text.strip()
     assert phase(session) is Phase.READY
     assert session.streamed == answer.text  # what the feed carried is the answer
@@ -158,10 +169,13 @@ def test_a_chat_loads_answers_stops_and_regenerates(
     assert (where, failure.kind, failure.fatal) == ("answer", "engine.context_overflow", False)
     assert phase(session) is Phase.READY
     assert len(seen.records) == records  # nothing came: nothing to store
+    assert status(session) is AnswerStatus.FAILED
     assert session.clear()
     assert session.conversation.turns == []
+    assert status(session) is AnswerStatus.NONE
     assert session.unload()
     assert phase(session) is Phase.EMPTY
+    assert status(session) is AnswerStatus.UNLOADED
     assert session.threads is None
 
 
@@ -186,6 +200,12 @@ def test_a_worker_that_dies_ends_the_run_keeps_what_came_and_reloads(
     assert failure.detail.strip()  # llama.cpp's log
     assert failure.partial == session.streamed
     assert phase(session) is Phase.ERROR
+    assert status(session) is AnswerStatus.ENGINE_GONE
+    assert seen.statuses[-3:] == [
+        AnswerStatus.WAITING,
+        AnswerStatus.STREAMING,
+        AnswerStatus.ENGINE_GONE,
+    ]
     assert session.conversation is not None
     assert session.conversation.turns[-1].finish_reason == "crashed"
     # Stored as cut off, and it does not calibrate.
@@ -214,6 +234,7 @@ def test_a_worker_that_dies_ends_the_run_keeps_what_came_and_reloads(
 
     background.pump(noticed, WAIT_S)
     assert phase(session) is Phase.ERROR
+    assert status(session) is AnswerStatus.ENGINE_GONE
     where, failure = seen.failures[-1]
     assert where == "stopped"
     assert failure.fatal
