@@ -64,17 +64,12 @@ def collections(tree: ast.Module, *, keys: bool = True) -> Iterator[tuple[int, s
             yield getattr(node, "lineno", 0), found
 
 
-#: settings.py checks its kv_cache_type against a list of its own until the typed settings
-#: (another branch, issue 21 item 4) give the field the type kv_cache.CacheType.
-CACHE_TYPES_PENDING = {"desktop/core/settings.py"}
-
-
 def copies_of_the_cache_types(root: Path = DESKTOP) -> list[str]:
     """Literals that list every cache type outside their home (a choice list, a lookup)."""
     return [
         f"{name}:{line}"
         for name, tree in modules(root)
-        if not name.endswith("core/kv_cache.py") and name not in CACHE_TYPES_PENDING
+        if not name.endswith("core/kv_cache.py")
         for line, found in collections(tree)
         if found >= CACHE_TYPES
     ]

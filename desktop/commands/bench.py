@@ -101,6 +101,7 @@ def handle(args: argparse.Namespace) -> int:
     endpoint = remote_endpoint_from(args)
     ws = workspace()
     if endpoint is not None:
+        endpoint = endpoint.with_timeout(ws.settings.remote_timeout_s)
         printer = _ProgressPrinter(endpoint.label, quiet=args.quiet)
         try:
             result = run_bench(

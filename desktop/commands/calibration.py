@@ -18,6 +18,7 @@ from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.output import emit_json, format_table, human_bytes
 from desktop.core.fit import (
     CalibrationReview,
+    ReviewedRun,
     machine_fingerprint,
     reset_calibration,
     review_calibration,
@@ -109,7 +110,7 @@ def render(review: CalibrationReview, shown: int | None = SHOWN_RUNS) -> str:
                 e.device,
                 measured,
                 predicted,
-                "yes" if run.counted else f"no: {run.left_out}",
+                _counts(run),
             ]
         )
     lines.append(
@@ -120,6 +121,12 @@ def render(review: CalibrationReview, shown: int | None = SHOWN_RUNS) -> str:
     lines.append("")
     lines.append("--undo forgets the newest run, --reset every run; fit --uncalibrated ignores it.")
     return "\n".join(lines) + "\n"
+
+
+def _counts(run: ReviewedRun) -> str:
+    if run.memory_only:
+        return f"memory only: {run.left_out}"
+    return "yes" if run.counted else f"no: {run.left_out}"
 
 
 def figure(title: str, factor: float | None, runs: int) -> str:

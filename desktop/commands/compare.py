@@ -14,7 +14,8 @@ to stderr (one line that updates on a terminal, one line per step otherwise: a l
 plain SSH session gets no carriage returns; none with ``--quiet``); the report goes
 to ``--out`` in the format its extension names, else Markdown (or ``--json``) on stdout. Every
 answer is stored in the history as it finishes: an interrupted comparison is listed as partial
-and ``--resume ID`` runs what is missing.
+and ``--resume ID`` runs what is missing. A comparison that ends with answers missing (a
+contestant that failed) still writes its report and exits with status 1.
 """
 
 from __future__ import annotations
@@ -217,6 +218,7 @@ def _run(
         on_event=progress,
         comparison_id=comparison_id,
         existing=existing,
+        remote_timeout_s=ws.settings.remote_timeout_s,
     )
     try:
         result = runner.run()
@@ -239,8 +241,8 @@ def _run(
             [f"{missing} answers are missing; `llm-scout compare --resume {result.id}` runs them."]
         )
     code = _emit(result, args)
-    ok = any(o.status == "done" for o in result.outcomes)
-    return code if ok else 1
+    # The report goes out either way; a comparison with answers missing is not a success.
+    return code if result.complete else 1
 
 
 def _emit(result: ComparisonResult, args: argparse.Namespace) -> int:

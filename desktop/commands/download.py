@@ -131,7 +131,8 @@ def run_download(args: argparse.Namespace) -> int:
                     f.name,
                     human_bytes(f.size),
                     f.sha256[:16],
-                    "already installed" if f.skipped else f.verified_against,
+                    ("already installed" if f.skipped else f.verified_against)
+                    + ("" if f.known_hash else " (not verified against a known hash)"),
                     str(f.path),
                 )
                 for f in result.files

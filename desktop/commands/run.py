@@ -7,7 +7,8 @@ end instead (keys from ``RunReport.to_dict``).
 ``--chat`` keeps a conversation going (``desktop.core.engine.Conversation``): Ctrl-C stops an
 answer and returns to the prompt; Ctrl-C or Ctrl-D at the prompt leaves; a conversation that
 outgrows the context drops its oldest turns (the system prompt stays) and says so; commands
-start with ``/`` and never reach the model.
+start with ``/`` and never reach the model. A worker that dies (mid-answer or while idle) is
+restarted with the model and the conversation goes on; the error gets its own line.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from desktop.core.engine import (
     RemoteEndpoint,
     RunReport,
     Session,
-    WorkerError,
     error_pct,
+    worker_gone,
 )
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError, UsageError
@@ -124,6 +125,7 @@ def handle(args: argparse.Namespace) -> int:
         stop=tuple(args.stop),
     )
     if endpoint is not None:
+        endpoint = endpoint.with_timeout(ws.settings.remote_timeout_s)
         label = endpoint.label
         session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
     else:
@@ -265,13 +267,19 @@ def _chat(chat: Conversation, label: str) -> int:
             if _command(chat, text, label):
                 return 0
             continue
+        echo = _LineEcho()
         try:
-            answer = chat.ask(text, _echo)
+            answer = chat.ask(text, echo, _say_restarted)
         except KeyboardInterrupt:
             sys.stdout.write("\n")
             sys.stderr.write("[stopped]\n")
             continue
-        except WorkerError as exc:
+        except ScoutError as exc:
+            echo.end_line()
+            if worker_gone(exc):
+                if not _restart(chat, exc.message):
+                    return 1
+                continue
             if exc.kind != "engine.context_overflow":
                 raise
             sys.stderr.write(f"llm-scout: {exc.message} /clear starts over.\n")
@@ -290,6 +298,40 @@ def _chat(chat: Conversation, label: str) -> int:
         sys.stderr.write(
             f"[{metrics.generated_tokens} tokens, {rate} tokens/s, TTFT {ttft} ms; {why}]\n"
         )
+
+
+class _LineEcho:
+    """Streams an answer to stdout and knows whether its line is still open."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def __call__(self, text: str) -> None:
+        _echo(text)
+        self.open = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        if self.open:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            self.open = False
+
+
+def _say_restarted(why: str) -> None:
+    sys.stderr.write(f"llm-scout: {why} It was restarted with the model; the chat goes on.\n")
+
+
+def _restart(chat: Conversation, why: str) -> bool:
+    """After the worker died mid-answer: say so on its own line, start a new one. False when
+    the model cannot be loaded again (the chat then ends)."""
+    sys.stderr.write(f"llm-scout: {why} Restarting it with the model; the conversation is kept.\n")
+    try:
+        chat.restart()
+    except ScoutError as exc:
+        sys.stderr.write(f"llm-scout: the model could not be loaded again: {exc.message}\n")
+        return False
+    sys.stderr.write("[restarted; the answer so far is kept, marked as cut off]\n")
+    return True
 
 
 def _command(chat: Conversation, text: str, label: str) -> bool:

@@ -75,6 +75,8 @@ class Settings:
     default_threads: Annotated[int, Range(0, 1024)] = 0  # 0: the physical core count
     theme: Theme = "system"
     live_redraw: LiveRedraw = "auto"
+    # How long a remote engine may stay silent before it is given up, in seconds.
+    remote_timeout_s: Annotated[int, Range(1, 3600)] = 60
     extra: dict[str, Any] = field(default_factory=dict, compare=False)  # keys of other versions
 
     def resolved_models_dir(self) -> Path:

@@ -313,18 +313,23 @@
     </message>
     <message>
         <location line="+6"/>
+        <source>memory only</source>
+        <translation>仅计入内存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>counts</source>
         <translation>计入</translation>
     </message>
     <message>
         <location line="+8"/>
-        <source>left out: other programs used %1 CPUs meanwhile</source>
-        <translation>未计入：期间其他程序占用了 %1 个 CPU</translation>
+        <source>speed left out: other programs used %1 CPUs meanwhile</source>
+        <translation>速度未计入：期间其他程序占用了 %1 个 CPU</translation>
     </message>
     <message>
         <location line="+3"/>
-        <source>left out: the machine was busy</source>
-        <translation>未计入：机器当时繁忙</translation>
+        <source>speed left out: the machine was busy</source>
+        <translation>速度未计入：机器当时繁忙</translation>
     </message>
     <message>
         <location line="+2"/>
@@ -365,7 +370,7 @@
 <context>
     <name>CatalogCells</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+382"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+393"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
         <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
@@ -406,12 +411,12 @@
         <translation>支持中文。</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.</source>
-        <translation>在 %1 个 token 的上下文下预测：内存 %2，显存 %3。</translation>
+        <location line="+6"/>
+        <source>Needs, with the whole context of %1 tokens in use: %2 of RAM and %3 of video memory (predicted).</source>
+        <translation>在用满 %1 个词元的全部上下文时需要：%2 内存和 %3 显存（预测）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>From the downloaded file&apos;s header.</source>
         <translation>来自已下载文件的文件头。</translation>
     </message>
@@ -631,8 +636,8 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>Download size. %1 marks a size from the publisher that was not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
-        <translation>下载大小。%1 表示发布者给出、尚未与 Hub 核对的大小（`llm-scout catalog refresh` 会核对）。</translation>
+        <source>Download size. %1 marks a size estimated from the model&apos;s shapes, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
+        <translation>下载大小。%1 表示该大小是根据模型形状估算的，未经 Hub 核实（`llm-scout catalog refresh` 会核实）。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -830,12 +835,32 @@
 <context>
     <name>ChatTranscript</name>
     <message>
-        <location filename="../../desktop/ui/widgets/chat_transcript.py" line="+55"/>
+        <location filename="../../desktop/ui/widgets/chat_transcript.py" line="+64"/>
         <source>Waiting for the first token…</source>
         <translation>正在等待第一个 token…</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+2"/>
+        <source>Generating…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The server cannot be reached; Reload connects again.</source>
+        <translation>无法连接服务器；点击“重新加载”再次连接。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The engine stopped; Reload loads the model again.</source>
+        <translation>引擎已停止；点击“重新加载”再次加载模型。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Unloaded.</source>
+        <translation>已卸载。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>The conversation outgrew the context: the %1 oldest turns were dropped, the system prompt kept.</source>
         <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
     </message>
@@ -863,7 +888,7 @@
 <context>
     <name>Compare</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+41"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+42"/>
         <source>%1 W / %2 T / %3 L</source>
         <extracomment>The raw value of a cell (numbers for numeric columns), for tests and sorting.</extracomment>
         <translation>%1 胜 / %2 平 / %3 负</translation>
@@ -946,7 +971,7 @@
     </message>
     <message>
         <location line="+32"/>
-        <location line="+27"/>
+        <location line="+34"/>
         <source>Answer %1</source>
         <translation>回答 %1</translation>
     </message>
@@ -986,7 +1011,7 @@
         <translation>种子 %1</translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+80"/>
         <source>queued (fair mode)</source>
         <translation>排队中（公平模式）</translation>
     </message>
@@ -1046,7 +1071,12 @@
         <translation>尚未运行</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+4"/>
+        <source>Speed and memory are shown after Reveal.</source>
+        <translation>揭晓后显示速度和内存。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>TTFT %1</source>
         <translation>首 token %1</translation>
     </message>
@@ -1170,17 +1200,17 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+294"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+295"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+85"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location line="+94"/>
+        <location line="+98"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
@@ -1251,7 +1281,7 @@
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+83"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+95"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
@@ -1306,7 +1336,7 @@
         <translation>每个回答的最大 token 数</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Reveal names</source>
         <translation>揭晓名称</translation>
     </message>
@@ -1391,12 +1421,12 @@
         <translation>%1（%2 个提示词）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+15"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+48"/>
         <source>%1 prompts</source>
         <translation>%1 个提示词</translation>
     </message>
@@ -1446,8 +1476,8 @@
     </message>
     <message>
         <location line="+2"/>
-        <source>names hidden until you reveal them</source>
-        <translation>在你揭晓之前隐藏名称</translation>
+        <source>names, speeds and memory hidden until you reveal them</source>
+        <translation>揭晓之前隐藏名称、速度和内存</translation>
     </message>
     <message>
         <location line="+9"/>
@@ -1783,12 +1813,17 @@
         <translation>正在检查 %1：%2 / %3（%4%）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>%1 files</source>
         <translation>%1 个文件</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+3"/>
+        <source>%1 · not verified against a known hash</source>
+        <translation>%1 · 未对照已知哈希校验</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>%1 (%2 of %3)</source>
         <translation>%1（%2 / %3）</translation>
     </message>
@@ -2554,7 +2589,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-449"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-447"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (in column 0). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -3146,12 +3181,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+189"/>
+        <location line="+192"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-183"/>
+        <location line="-186"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3382,14 +3417,24 @@
         <translation>提示词</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+12"/>
         <source>waiting</source>
         <translation>等待中</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>not run</source>
+        <translation>未运行</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>running</source>
         <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>interrupted</source>
+        <translation>已中断</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3569,7 +3614,7 @@
 <context>
     <name>LayersSpin</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+73"/>
+        <location filename="../../desktop/ui/widgets/layers_spin.py" line="+15"/>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -3577,7 +3622,7 @@
 <context>
     <name>LibraryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/library_model.py" line="+169"/>
+        <location filename="../../desktop/ui/models/library_model.py" line="+170"/>
         <source>Name</source>
         <extracomment>The :class:`LibraryRow` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. Columns a problem row&apos;s sentence spans (from COL_ARCH).</extracomment>
         <translation>名称</translation>
@@ -3684,6 +3729,11 @@
     </message>
     <message>
         <location line="+11"/>
+        <source>Not imported</source>
+        <translation>未导入</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>%1 (missing)</source>
         <translation>%1（缺失）</translation>
     </message>
@@ -3721,7 +3771,7 @@
 <context>
     <name>LibraryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/library.py" line="+114"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+119"/>
         <source>Library</source>
         <translation>本地模型</translation>
     </message>
@@ -3827,12 +3877,12 @@
     </message>
     <message>
         <location line="+8"/>
-        <location line="+245"/>
+        <location line="+267"/>
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location line="-242"/>
+        <location line="-264"/>
         <source>No models yet. Download one from the Models page, import a .gguf file (or drop it here), or add a folder where you keep models.</source>
         <translation>还没有模型。可以在“模型”页下载一个，导入一个 .gguf 文件（或拖放到这里），或者添加一个存放模型的文件夹。</translation>
     </message>
@@ -3923,12 +3973,12 @@
         <translation>已导入 %1 个文件。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+20"/>
         <source>%1 was not imported: %2</source>
         <translation>%1 未导入：%2</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-15"/>
         <source>Import stopped.</source>
         <translation>导入已停止。</translation>
     </message>
@@ -3944,12 +3994,32 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+178"/>
+        <location line="+205"/>
         <source>Forgotten; the file stays on disk.</source>
         <translation>已忘记；文件仍保留在磁盘上。</translation>
     </message>
     <message>
-        <location line="-154"/>
+        <location line="-190"/>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 other reasons</source>
+        <translation>其他 %1 种原因</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 files were not imported (%2); they are listed as errors in the table: select one to see why.</source>
+        <translation>%1 个文件未导入（%2）；它们在表格中列为错误行：选中一行即可查看原因。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>
@@ -4155,14 +4225,13 @@
 <context>
     <name>LoadPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+91"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+125"/>
         <location line="+42"/>
-        <location line="+65"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-101"/>
+        <location line="-36"/>
         <source>Pick a model on this machine</source>
         <translation>选择本机上的模型</translation>
     </message>
@@ -4188,24 +4257,24 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+418"/>
+        <location line="+326"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location line="-414"/>
-        <location line="+419"/>
+        <location line="-322"/>
+        <location line="+327"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location line="-416"/>
-        <location line="+253"/>
+        <location line="-324"/>
+        <location line="+196"/>
         <source>End the model&apos;s worker process and free its memory.</source>
         <translation>结束模型的工作进程并释放其内存。</translation>
     </message>
     <message>
-        <location line="-244"/>
+        <location line="-187"/>
         <source>Loading</source>
         <translation>加载进度</translation>
     </message>
@@ -4215,58 +4284,7 @@
         <translation>模板</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <source>Server base URL</source>
-        <translation>服务器基础 URL</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
-        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Model name on the server</source>
-        <translation>服务器上的模型名称</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>model name</source>
-        <translation>模型名称</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+244"/>
-        <source>List models</source>
-        <translation>列出模型</translation>
-    </message>
-    <message>
-        <location line="-242"/>
-        <source>Ask the server which models it serves.</source>
-        <translation>询问服务器提供哪些模型。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Environment variable with the API key</source>
-        <translation>存放 API 密钥的环境变量</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
-        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
-    </message>
-    <message>
-        <location line="+11"/>
-        <source>URL</source>
-        <translation>URL</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>API key variable</source>
-        <translation>API 密钥变量</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+22"/>
         <source>Context length in tokens</source>
         <translation>上下文长度（token）</translation>
     </message>
@@ -4369,7 +4387,7 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+60"/>
+        <location line="+59"/>
         <source>What the loaded model&apos;s worker uses now (refreshed twice a second).</source>
         <translation>已加载模型的工作进程当前的用量（每秒刷新两次）。</translation>
     </message>
@@ -4384,32 +4402,7 @@
         <translation>关闭与服务器的连接（服务器继续运行）。</translation>
     </message>
     <message>
-        <location line="+47"/>
-        <source>Listing…</source>
-        <translation>正在列出…</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>memory unknown</source>
-        <translation>内存未知</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>server timings</source>
-        <translation>服务器计时</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>client</source>
-        <translation>客户端</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>%1 (%2)</source>
-        <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <location line="+13"/>
+        <location line="+34"/>
         <source>automatic</source>
         <translation>自动</translation>
     </message>
@@ -4454,73 +4447,7 @@
         <translation>断开</translation>
     </message>
     <message>
-        <location line="+25"/>
-        <source>RAM ≈%1</source>
-        <translation>内存 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>VRAM ≈%1</source>
-        <translation>显存 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>load ≈%1</source>
-        <translation>加载 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>predicted for %1: %2</source>
-        <translation>%1 的预测：%2</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>The fit says %1 will not fit with these settings.</source>
-        <translation>估算显示，在这些设置下 %1 放不下。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Needs about %1 of RAM; %2 is available.</source>
-        <translation>需要约 %1 内存；可用 %2。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Needs about %1 of VRAM; %2 is free.</source>
-        <translation>需要约 %1 显存；空闲 %2。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Load anyway? The worker may be stopped for lack of memory.</source>
-        <translation>仍要加载吗？工作进程可能会因内存不足而被终止。</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>RAM %1</source>
-        <translation>内存 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>private %1</source>
-        <translation>私有 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>VRAM %1</source>
-        <translation>显存 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>GPU %1%</source>
-        <translation>GPU %1%</translation>
-    </message>
-    <message>
-        <location line="-171"/>
-        <location line="+174"/>
-        <source>measured: %1</source>
-        <translation>实测：%1</translation>
-    </message>
-    <message>
-        <location line="-529"/>
+        <location line="-370"/>
         <source>Where the model runs</source>
         <translation>模型在哪里运行</translation>
     </message>
@@ -4540,7 +4467,7 @@
         <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
     </message>
     <message>
-        <location line="+532"/>
+        <location line="+406"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
     </message>
@@ -4720,12 +4647,12 @@
         <translation>额外开销</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>needs %1</source>
         <translation>需要 %1</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>needs %1 of %2</source>
         <translation>需要 %1（%2）</translation>
     </message>
@@ -4919,7 +4846,7 @@
 <context>
     <name>ModelDetailPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/model_detail.py" line="+68"/>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+74"/>
         <source>Model details</source>
         <translation>模型详情</translation>
     </message>
@@ -5121,22 +5048,17 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+86"/>
+        <location line="+77"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-82"/>
+        <location line="-73"/>
         <source>available</source>
         <translation>可用</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>With the whole context in use: %1 of RAM.</source>
-        <translation>上下文全部用满时：内存 %1。</translation>
-    </message>
-    <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>Plus %1 of page cache of the model file, which the system can drop.</source>
         <translation>另有 %1 是模型文件的页缓存，系统可随时释放。</translation>
     </message>
@@ -5186,7 +5108,7 @@
         <translation>磁盘：%1</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
         <location line="+33"/>
         <source>Download %1</source>
         <translation>下载 %1</translation>
@@ -5248,6 +5170,11 @@
         <translation>从 %2 下载 %1 的全部文件到模型文件夹。</translation>
     </message>
     <message>
+        <location line="+6"/>
+        <source>%1: the size is estimated from the model&apos;s shapes, not verified against the Hub.</source>
+        <translation>%1：该大小根据模型形状估算，未经 Hub 核实。</translation>
+    </message>
+    <message>
         <location line="+5"/>
         <source>The last download failed; the Downloads page says why.</source>
         <translation>上次下载失败；原因见“下载”页。</translation>
@@ -5281,7 +5208,7 @@
         <translation>仍然加载</translation>
     </message>
     <message>
-        <location line="+61"/>
+        <location line="+62"/>
         <source>Unloaded %1.</source>
         <translation>已卸载 %1。</translation>
     </message>
@@ -5646,7 +5573,7 @@
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+301"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+310"/>
         <source>Open a model</source>
         <translation>打开模型</translation>
     </message>
@@ -5656,7 +5583,7 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+95"/>
+        <location line="+102"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
@@ -5853,6 +5780,70 @@
     </message>
 </context>
 <context>
+    <name>ServerFields</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/server_fields.py" line="+38"/>
+        <source>Server base URL</source>
+        <translation>服务器基础 URL</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
+        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Model name on the server</source>
+        <translation>服务器上的模型名称</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>model name</source>
+        <translation>模型名称</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+80"/>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <location line="-78"/>
+        <source>Ask the server which models it serves.</source>
+        <translation>询问服务器提供哪些模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Environment variable with the API key</source>
+        <translation>存放 API 密钥的环境变量</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
+        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>API key variable</source>
+        <translation>API 密钥变量</translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>Listing…</source>
+        <translation>正在列出…</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPage</name>
     <message>
         <location filename="../../desktop/ui/pages/settings.py" line="+46"/>
@@ -5862,12 +5853,12 @@
     <message>
         <location line="+24"/>
         <location line="+7"/>
-        <location line="+164"/>
+        <location line="+199"/>
         <source>Models folder</source>
         <translation>模型文件夹</translation>
     </message>
     <message>
-        <location line="-169"/>
+        <location line="-204"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
@@ -5878,22 +5869,22 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+14"/>
+        <location line="+18"/>
         <source>Library folders</source>
         <translation>模型库文件夹</translation>
     </message>
     <message>
-        <location line="-11"/>
+        <location line="-13"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Hugging Face endpoint</source>
         <translation>Hugging Face 地址</translation>
     </message>
@@ -5948,7 +5939,22 @@
         <translation>默认上下文</translation>
     </message>
     <message>
+        <location line="+5"/>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Remote engine timeout</source>
+        <translation>远程引擎超时</translation>
+    </message>
+    <message>
         <location line="+6"/>
+        <source>How long a server (llama-server, Ollama, vLLM) may stay silent before its answer is given up.</source>
+        <translation>服务器（llama-server、Ollama、vLLM）无响应多久后放弃这次回答。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>System language</source>
         <translation>跟随系统语言</translation>
     </message>
@@ -6023,7 +6029,7 @@
         <translation>已保存。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+30"/>
         <source>Add a folder of GGUF models</source>
         <translation>添加存放 GGUF 模型的文件夹</translation>
     </message>
@@ -6044,8 +6050,9 @@
 <context>
     <name>SummaryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+27"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+38"/>
         <source>Model</source>
+        <extracomment>The columns a blind comparison hides until Reveal: they give the models away.</extracomment>
         <translation>模型</translation>
     </message>
     <message>

@@ -79,7 +79,7 @@ def test_the_calibration_is_shown_taken_back_and_followed(
     window.show_page("hardware")
     assert runs_text(window) == "3 stored: 2 count, 1 left out"
     shown = lines(window)
-    assert "left out: other programs used 1.1 CPUs meanwhile" in shown[0]
+    assert "speed left out: other programs used 1.1 CPUs meanwhile" in shown[0]
     assert shown[1].endswith("counts")
 
     # Back on the Models page the estimates follow without a restart.

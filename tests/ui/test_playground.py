@@ -33,7 +33,7 @@ from desktop.ui.widgets.live_plots import RingBuffer
 from desktop.ui.widgets.transcript import TranscriptView, keep_line_breaks
 
 LOAD_MS = 60_000
-ANSWER_MS = 180_000  # generous: a shared CI machine can be slow
+ANSWER_MS = 300_000  # a ceiling, not a timing: llama.cpp on a loaded 2-core machine
 
 
 def playground(window: MainWindow) -> PlaygroundPage:

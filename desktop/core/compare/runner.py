@@ -73,8 +73,12 @@ class CompareRunner:
         comparison_id: int | None = None,
         existing: ComparisonResult | None = None,
         worker_niceness: int = 0,
+        remote_timeout_s: float | None = None,
     ) -> None:
         self.plan = plan
+        # How long a server contestant may stay silent (the remote_timeout_s setting; None:
+        # the endpoint's own).
+        self.remote_timeout_s = remote_timeout_s
         # > 0: local workers run at a lower CPU priority (a window that runs them side by side
         # keeps a core for its GUI thread; the worker's --nice).
         self.worker_niceness = worker_niceness
@@ -349,6 +353,8 @@ class CompareRunner:
                 raise CompareError(contestant.unavailable, kind="library.model_not_found")
             if contestant.endpoint is not None:
                 endpoint = contestant.endpoint
+                if self.remote_timeout_s is not None:
+                    endpoint = endpoint.with_timeout(self.remote_timeout_s)
                 session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
             else:
                 path = contestant.model.require_file()

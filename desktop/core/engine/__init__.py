@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         BenchSettings,
         run_bench,
     )
-    from desktop.core.engine.chat import Answer, Conversation, Turn
+    from desktop.core.engine.chat import Answer, Conversation, Turn, worker_gone
     from desktop.core.engine.client import EngineClient, worker_command
     from desktop.core.engine.cpu_threads import default_threads
     from desktop.core.engine.cpu_use import CpuUse
@@ -77,6 +77,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Answer": ("chat", "Answer"),
     "Conversation": ("chat", "Conversation"),
     "Turn": ("chat", "Turn"),
+    "worker_gone": ("chat", "worker_gone"),
     "BenchProgress": ("bench", "BenchProgress"),
     "BenchResult": ("bench", "BenchResult"),
     "BenchRun": ("bench", "BenchRun"),
@@ -189,6 +190,7 @@ __all__ = [
     "vllm_available",
     "vllm_server",
     "worker_command",
+    "worker_gone",
     "worker_main",
 ]
 

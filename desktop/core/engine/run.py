@@ -56,6 +56,8 @@ class LoadSettings:
                 raise UsageError(f"An RPC server is HOST:PORT, not {endpoint!r}.")
         if self.n_ctx < MIN_CTX:
             raise UsageError(f"The context must be at least {MIN_CTX} tokens, not {self.n_ctx}.")
+        if self.n_ctx > p.MAX_CTX:
+            raise UsageError(p.too_long_context(self.n_ctx))
         if self.n_gpu_layers < -1:
             raise UsageError(f"GPU layers must be -1 (all) or more, not {self.n_gpu_layers}.")
         if self.n_threads is not None and self.n_threads < 1:
@@ -176,6 +178,13 @@ class Session:
 
     def close(self) -> None:
         self.client.close()
+
+    def reopen(self, timeout: float | None = None) -> p.Loaded:
+        """A fresh worker with the model loaded again, after the last one died (the dead one
+        is reaped first); WorkerError when the new one refuses."""
+        self.client.close()
+        self.loaded = None
+        return self.open(timeout)
 
     @property
     def loaded_at(self) -> float | None:

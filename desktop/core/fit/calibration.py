@@ -17,7 +17,8 @@ From a machine's entries :func:`compute_calibration` derives a :class:`MachineCa
 
 Runs made while other programs used the CPU are left out: the client measures who had the CPU
 during the answer (:mod:`desktop.core.engine.cpu_use`) and such a run is stored with the reason
-(``busy``) but never counts; so are ratios outside 1/100..100. The runs are grouped by clock
+(``busy``) and never counts for the speed (its memory still counts: a busy CPU does not change
+what the model occupies); nor do ratios outside 1/100..100. The runs are grouped by clock
 hour; within an hour, values more than three robust standard deviations (1.4826 x MAD, with a
 floor) from the hour's median are dropped (a page cache that was evicted); the figure is the
 median of the hours' medians, so one bad hour of many runs (a contention the measurement missed)
@@ -116,8 +117,8 @@ class CalibrationEntry:
     vram_peak_bytes: int | None = None
     n_threads: int | None = None
     time: float = 0.0
-    # Made under contention (why, in one clause; see desktop/core/engine/cpu_use.py): kept for
-    # the record, never counted. ``others_cpus``: CPUs other programs kept busy meanwhile.
+    # Made under contention (why, in one clause; see desktop/core/engine/cpu_use.py): its speed
+    # never counts (its memory does). ``others_cpus``: CPUs other programs kept busy meanwhile.
     busy: str | None = None
     others_cpus: float | None = None
 
@@ -176,8 +177,6 @@ class CalibrationEntry:
     def ram_difference(self) -> int | None:
         """measured peak RSS minus the predicted RAM, for CPU runs."""
         if self.device != "cpu" or not self.rss_peak_bytes or not self.predicted_ram_bytes:
-            return None
-        if self.busy is not None:  # memory is not hurt by contention, but one rule is clearer
             return None
         diff = self.rss_peak_bytes - self.predicted_ram_bytes
         return diff if abs(diff) <= MAX_RAM_OFFSET_BYTES else None

@@ -47,6 +47,11 @@ class ReviewedRun:
     left_out: str | None = None
     left_out_kind: str | None = None
 
+    @property
+    def memory_only(self) -> bool:
+        """Counted for the RAM figure only: its speed was left out (``left_out`` says why)."""
+        return self.counted and self.left_out_kind is not None
+
     def to_dict(self) -> dict[str, Any]:
         entry = self.entry
         ratio = None
@@ -78,6 +83,7 @@ class CalibrationReview:
 
     @property
     def left_out(self) -> int:
+        """Runs that count for no figure."""
         return sum(1 for r in self.runs if not r.counted)
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,11 +101,11 @@ def review_calibration(machine: str, store: CalibrationStore | None = None) -> C
     counted = {i for values in kept.values() for i, _ in values}
     runs = []
     for index, entry in enumerate(own):
-        if index in counted:
+        if index in counted and not entry.busy:
             runs.append(ReviewedRun(entry, True))
-        else:
+        else:  # a busy run may still count for the RAM: its speed is what was left out
             kind, clause = _why(own, index, kept)
-            runs.append(ReviewedRun(entry, False, left_out=clause, left_out_kind=kind))
+            runs.append(ReviewedRun(entry, index in counted, left_out=clause, left_out_kind=kind))
     return CalibrationReview(machine, compute_calibration(own, machine), tuple(reversed(runs)))
 
 

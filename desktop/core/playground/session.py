@@ -493,12 +493,11 @@ class ChatSession:
 
     def _close_engine(self) -> None:
         """Stop what runs and end the worker in the background (the caller never waits); the
-        callbacks of a stopped load or answer no longer come. What the feed held is kept for
-        the next :meth:`drain`."""
+        callbacks of a stopped load or answer no longer come, and what the feed has not handed
+        over yet is dropped (what was collected before stays for the next :meth:`drain`)."""
         engine = self.engine
         if engine is None:
             return
-        self._collect()
         if self.conversation is not None:
             self.conversation.cancel()
         for task in (self._load_task, self._ask_task):

@@ -354,7 +354,12 @@ class ComparePage(QWidget):
         self.result = None
         self.view.show(live, revealed=False, follow=True)
         profile = self.state.this_machine or self.state.profile
-        self.job.run(prepared, profile=profile, machine=THIS_MACHINE)
+        self.job.run(
+            prepared,
+            profile=profile,
+            machine=THIS_MACHINE,
+            remote_timeout_s=self.state.settings.remote_timeout_s,
+        )
         self._set_phase(ComparePhase.RUNNING)
 
     def _on_job_prepare_failed(self, error: Exception) -> None:

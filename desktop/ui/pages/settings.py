@@ -143,6 +143,26 @@ class SettingsPage(QWidget):
         self.context.setSuffix(" " + self.tr("tokens"))
         self.context.editingFinished.connect(lambda: self._save(default_ctx=self.context.value()))
         form.addRow(self._label(self.tr("Default context"), self.context), self.context)
+        self.remote_timeout = QSpinBox()
+        self.remote_timeout.setObjectName("remoteTimeoutSpin")
+        self.remote_timeout.setRange(1, 3600)
+        self.remote_timeout.setValue(settings.remote_timeout_s)
+        self.remote_timeout.setSuffix(" " + self.tr("s"))
+        self.remote_timeout.editingFinished.connect(
+            lambda: self._save(remote_timeout_s=self.remote_timeout.value())
+        )
+        form.addRow(
+            self._label(self.tr("Remote engine timeout"), self.remote_timeout), self.remote_timeout
+        )
+        form.addRow(
+            "",
+            self._hint(
+                self.tr(
+                    "How long a server (llama-server, Ollama, vLLM) may stay silent before its "
+                    "answer is given up."
+                )
+            ),
+        )
 
         # look
         self.language = self._choices(

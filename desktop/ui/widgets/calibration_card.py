@@ -139,6 +139,8 @@ class CalibrationCard(Card):
             else "-"
         )
         head = f"{when} · {entry.model} · {speed}"
+        if run.memory_only:
+            return head + " · " + self.tr("memory only") + " · " + self.left_out_text(run)
         if run.counted:
             return head + " · " + self.tr("counts")
         return head + " · " + self.left_out_text(run)
@@ -148,10 +150,10 @@ class CalibrationCard(Card):
         kind = run.left_out_kind
         if kind == "busy":
             if entry.others_cpus is not None:
-                return self.tr("left out: other programs used %1 CPUs meanwhile").replace(
+                return self.tr("speed left out: other programs used %1 CPUs meanwhile").replace(
                     "%1", fmt.number(entry.others_cpus, 1)
                 )
-            return self.tr("left out: the machine was busy")
+            return self.tr("speed left out: the machine was busy")
         texts = {
             "partial": self.tr("left out: part on the GPU, part on the CPU"),
             "short": self.tr("left out: too short to say"),

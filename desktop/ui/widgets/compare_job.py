@@ -196,7 +196,14 @@ class CompareJob(QObject):
 
     # -- step 2: the run -----------------------------------------------------------------------
 
-    def run(self, prepared: Prepared, *, profile: HardwareProfile | None, machine: str) -> None:
+    def run(
+        self,
+        prepared: Prepared,
+        *,
+        profile: HardwareProfile | None,
+        machine: str,
+        remote_timeout_s: float | None = None,
+    ) -> None:
         """Run the plan on the pool; events arrive in :attr:`feed`, the result as
         ``finished``."""
         self.feed = feed = CompareFeed()
@@ -215,6 +222,7 @@ class CompareJob(QObject):
                     worker_niceness=(
                         PARALLEL_WORKER_NICENESS if prepared.plan.mode == "parallel" else 0
                     ),
+                    remote_timeout_s=remote_timeout_s,
                 )
                 with self._lock:
                     self._runner = runner

@@ -37,10 +37,10 @@ from desktop.core.errors import ScoutError
 from desktop.core.kv_cache import CACHE_TYPES
 from desktop.ui.errors import describe
 from desktop.ui.models.compare_entries import ContestantEntry, remote_entry
+from desktop.ui.widgets.server_fields import DEFAULT_ENDPOINT
 from desktop.ui.workers import TaskControl, run_task
 
 MAX_CONTEXT = 1 << 20
-DEFAULT_ENDPOINT = "http://127.0.0.1:8080/v1"
 
 
 class ContestantDialog(QDialog):

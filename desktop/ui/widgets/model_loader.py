@@ -108,6 +108,7 @@ class ModelLoader(QObject):
         model name cannot be used)."""
         try:
             endpoint, settings = self.server.endpoint()
+            endpoint = endpoint.with_timeout(self.state.settings.remote_timeout_s)
         except ScoutError as exc:
             self.panel.problem_label.setText(exc.message)
             return False

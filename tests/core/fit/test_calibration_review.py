@@ -78,7 +78,7 @@ def test_the_review_says_why_each_run_does_not_count(tmp_path: Path) -> None:
         [
             run(0.9, 1 * HOUR),
             run(0.92, 1 * HOUR + 10),
-            run(0.2, 1 * HOUR + 20, busy=BUSY),
+            run(0.2, 1 * HOUR + 20, busy=BUSY, rss=False),
             run(0.9, 1 * HOUR + 30, generated=4, rss=False),  # says nothing of speed or RAM
             run(0.5, 1 * HOUR + 40, machine="other"),
         ]
@@ -93,6 +93,17 @@ def test_the_review_says_why_each_run_does_not_count(tmp_path: Path) -> None:
     assert review.calibration.cpu_speed_runs == 2
     document = json.loads(json.dumps(review.to_dict()))
     assert document["runs"][1]["left_out_kind"] == "busy"
+
+
+def test_a_busy_run_still_counts_for_memory(tmp_path: Path) -> None:
+    """A busy CPU does not change what the model occupies: its RAM counts, its speed not."""
+    store = CalibrationStore(tmp_path / "calibration.json")
+    store.replace([run(0.1, 1.0, busy=BUSY), run(0.1, 2.0, busy=BUSY)])
+    review = review_calibration("me", store)
+    assert review.calibration.cpu_speed_factor is None
+    assert review.calibration.ram_offset_bytes == 8 << 20
+    assert all(r.memory_only and r.left_out_kind == "busy" for r in review.runs)
+    assert review.left_out == 0
 
 
 def test_undo_forgets_this_machines_newest_run_only(tmp_path: Path) -> None:
