@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from desktop.commands.common import add_json_argument, add_quiet_argument, warn, workspace
-from desktop.commands.output import emit_json, format_table, interactive
+from desktop.commands.output import counted, emit_json, format_table, interactive
 from desktop.core.compare import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_SEED,
@@ -57,8 +57,9 @@ from desktop.core.compare import (
     to_dict,
     write_report,
 )
+from desktop.core.engine import check_sampling
 from desktop.core.errors import UsageError
-from desktop.core.history import History
+from desktop.core.history import History, HistoryNotFound
 from desktop.core.kv_cache import CACHE_TYPES
 from desktop.core.workspace import Workspace
 
@@ -166,7 +167,8 @@ def handle(args: argparse.Namespace) -> int:
             return _list(args, history)
         if args.delete is not None:
             if not history.delete_comparison(args.delete):
-                raise UsageError(f"There is no comparison {args.delete} in the history.")
+                # As --show and --resume say it: a failure (exit 1), not a usage error.
+                raise HistoryNotFound(f"There is no comparison {args.delete} in the history.")
             sys.stderr.write(f"Comparison {args.delete} deleted.\n")
             return 0
         if args.show is not None:
@@ -191,6 +193,7 @@ def _new_plan(args: argparse.Namespace, ws: Workspace) -> ComparisonPlan:
         ctx, n_threads=args.threads, n_gpu_layers=args.ngl, cache_type=args.cache_type
     )
     sampling = default_sampling(args.max_tokens, temperature=args.temp, seed=args.seed)
+    check_sampling(sampling)
     contestants = build_contestants(
         ws.resolver, args.models, load=load, sampling=sampling, system=args.system
     )
@@ -315,7 +318,7 @@ class Progress:
             self.total = event.total
             mode = "one model at a time" if event.mode == "fair" else "side by side"
             self._line(
-                f"Comparing {event.n_contestants} models on {n_prompts} prompts, {mode}"
+                f"Comparing {event.n_contestants} models on {counted(n_prompts, 'prompt')}, {mode}"
                 + (f" (comparison {event.comparison_id})" if event.comparison_id else ""),
                 final=True,
             )

@@ -671,6 +671,34 @@
     </message>
 </context>
 <context>
+    <name>ChartImage</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/chart_image.py" line="+21"/>
+        <source>Comparison</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Suite %1, %2 prompts</source>
+        <translation>提示词集 %1，%2 个提示词</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Prompt: %1</source>
+        <translation>提示词：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 prompts</source>
+        <translation>%1 个提示词</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+</context>
+<context>
     <name>ChatPanel</name>
     <message>
         <location filename="../../desktop/ui/widgets/chat_panel.py" line="+48"/>
@@ -1455,7 +1483,7 @@
 <context>
     <name>ComparisonView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+163"/>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+164"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>

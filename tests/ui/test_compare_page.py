@@ -14,6 +14,7 @@ import io
 import json
 import os
 import string
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from desktop.core.history import History
 from desktop.ui.main_window import MainWindow
 from desktop.ui.models.compare_summary import VALUE_ROLE, SummaryModel
 from desktop.ui.pages.compare import ComparePage
+from desktop.ui.widgets.chart_image import caption_lines
 from desktop.ui.widgets.compare_setup import IMPORT
 from desktop.ui.widgets.contestant_dialog import ContestantDialog
 from desktop.ui.workers import wait_for_tasks
@@ -324,10 +326,22 @@ def test_two_columns_stream_in_fair_mode_then_the_summary_history_and_exports_ho
     document = json.loads((tmp_path / "report.json").read_text("utf-8"))
     assert document["comparison"]["id"] == result.id
     assert [s["private_peak_bytes"] for s in document["summary"]] == private
+    assert document["comparison"]["created_at"] == pytest.approx(summary.created_at)
+    assert time.strftime("%Y-%m-%d", time.localtime(summary.created_at)) in md
     image = QImage(str(tmp_path / "report.png"))
     assert not image.isNull()
-    assert image.width() > 100
-    assert image.height() > 100
+    # The chart under a caption that says which comparison it is: title, prompt, machine, date.
+    chart = page.results.chart.grab().toImage()
+    assert image.width() == chart.width() > 100
+    top = image.height() - chart.height()
+    assert top > 40
+    assert any(image.pixelColor(x, y).lightness() < 100 for x in range(200) for y in range(top))
+    live = page.view.live
+    assert live is not None
+    lines = caption_lines(live.result())
+    assert lines[0] == result.title
+    assert lines[1] == f"Prompt: {PROMPT}"
+    assert lines[2].startswith(f"{result.machine or 'this machine'} · ")
 
 
 @pytest.mark.e2e

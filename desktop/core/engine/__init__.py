@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     )
     from desktop.core.engine.chat import Answer, Conversation, Turn, worker_gone
     from desktop.core.engine.client import EngineClient, worker_command
-    from desktop.core.engine.cpu_threads import default_threads
+    from desktop.core.engine.cpu_threads import default_threads, too_many_threads
     from desktop.core.engine.cpu_use import CpuUse
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
     from desktop.core.engine.log_lines import log_excerpt
@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         LoadSettings,
         Prediction,
         Session,
+        check_sampling,
         engine_info,
     )
     from desktop.core.engine.templates import family_template_name, template_names
@@ -85,6 +86,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "run_bench": ("bench", "run_bench"),
     "EngineClient": ("client", "EngineClient"),
     "default_threads": ("cpu_threads", "default_threads"),
+    "too_many_threads": ("cpu_threads", "too_many_threads"),
     "CpuUse": ("cpu_use", "CpuUse"),
     "worker_command": ("client", "worker_command"),
     "BufferProjection": ("dryrun", "BufferProjection"),
@@ -128,6 +130,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Session": ("run", "Session"),
     "EngineInfo": ("run", "EngineInfo"),
     "engine_info": ("run", "engine_info"),
+    "check_sampling": ("run", "check_sampling"),
     "family_template_name": ("templates", "family_template_name"),
     "template_names": ("templates", "template_names"),
     "worker_main": ("worker", "main"),
@@ -170,6 +173,7 @@ __all__ = [
     "WorkerError",
     "add_rpc_server_arguments",
     "add_rpc_servers",
+    "check_sampling",
     "cross_check",
     "default_threads",
     "dry_run",
@@ -187,6 +191,7 @@ __all__ = [
     "served_models",
     "supports_rpc",
     "template_names",
+    "too_many_threads",
     "vllm_available",
     "vllm_server",
     "worker_command",

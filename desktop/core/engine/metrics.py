@@ -421,17 +421,18 @@ class RunReport:
         measured, predicted = self.metrics.tokens_per_s, self.predicted_tokens_per_s
         if measured is None or not predicted or self.metrics.generated_tokens < min_tokens:
             return None
+        share = _share(measured, predicted)
         busy = self.busy_reason
         if busy is not None and measured < predicted * 0.9:
             return (
-                f"Generation ran at {measured / predicted:.0%} of the predicted speed: {busy}, "
+                f"Generation ran at {share} of the predicted speed: {busy}, "
                 "so this run does not calibrate the estimates."
             )
         if measured >= predicted / 2:
             return None
         threads = f" ({self.n_threads} threads)" if self.n_threads else ""
         return (
-            f"Generation ran at {measured / predicted:.0%} of the predicted speed: other "
+            f"Generation ran at {share} of the predicted speed: other "
             "programs may be using the CPU or GPU, the machine may be throttling (heat, power "
             f"saving), or the run used fewer threads than the machine has cores{threads}."
         )
@@ -484,3 +485,9 @@ class RunReport:
             "kv_cache_usage_pct": self.kv_cache_usage_pct,
             "cpu": self.cpu.to_dict(self.cpu_bound) if self.cpu is not None else None,
         }
+
+
+def _share(measured: float, predicted: float) -> str:
+    """``measured`` as a share of ``predicted`` in words: "6%", or "under 1%" (never "0%")."""
+    ratio = measured / predicted
+    return "under 1%" if f"{ratio:.0%}" == "0%" else f"{ratio:.0%}"
