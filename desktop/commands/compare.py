@@ -36,6 +36,7 @@ from desktop.core.compare import (
     MIN_CONTESTANTS,
     AnswerFinished,
     AnswerText,
+    CompareError,
     CompareEvent,
     CompareRunner,
     ComparisonPlan,
@@ -44,6 +45,7 @@ from desktop.core.compare import (
     ContestantFailed,
     ContestantStarted,
     build_contestants,
+    check_report_path,
     context_for,
     default_load,
     default_sampling,
@@ -150,6 +152,11 @@ def handle(args: argparse.Namespace) -> int:
         ".json",
     ):
         raise UsageError(f"Name the report {args.out.name} .md, .csv or .json.")
+    if args.out is not None and not (args.list or args.suites or args.delete is not None):
+        try:  # before anything runs: a typo in the folder must not cost the comparison
+            check_report_path(args.out)
+        except CompareError as exc:
+            raise UsageError(exc.message) from None
     if args.models is not None and not MIN_CONTESTANTS <= len(args.models) <= MAX_CONTESTANTS:
         raise UsageError(
             f"compare takes {MIN_CONTESTANTS} to {MAX_CONTESTANTS} models, not {len(args.models)}."

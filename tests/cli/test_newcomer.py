@@ -77,6 +77,22 @@ def test_a_closed_pipe_ends_the_command_quietly(command: str, scout_home: Path) 
         (["compare", "--show", "999"], 1, "There is no comparison 999 in the history."),
         (["compare", "--delete", "999"], 1, "There is no comparison 999 in the history."),
         (["compare", "--resume", "999"], 1, "There is no comparison 999 in the history."),
+        # The report's folder is checked before the comparison runs (issue 23, item 20).
+        (
+            [
+                "compare",
+                "--models",
+                "smollm2",
+                "gemma3",
+                "--prompt",
+                "hi",
+                "--out",
+                "/nonexistent/d/r.md",
+            ],
+            2,
+            "Cannot write the report to /nonexistent/d/r.md: there is no folder /nonexistent/d.",
+        ),
+        (["compare", "--rerun", "999", "--out", "{file}/r.csv"], 2, "there is no folder"),
     ],
 )
 def test_bad_input_is_one_sentence(
