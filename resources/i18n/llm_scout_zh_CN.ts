@@ -370,9 +370,8 @@
 <context>
     <name>CatalogCells</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+393"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+395"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
-        <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
     </message>
     <message>
@@ -560,7 +559,23 @@
 <context>
     <name>CatalogTableModel</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+116"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-278"/>
+        <source>Estimating…</source>
+        <translation>正在估算…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 tokens is past the %2 the model was trained for; answers may degrade.</source>
+        <translation>%1 个 token 超出了模型训练时的 %2；回答质量可能下降。</translation>
+    </message>
+    <message>
+        <location line="+91"/>
+        <source>There are not enough facts about this variant to estimate it.</source>
+        <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
+        <translation>关于这个版本的信息不足，无法估算。</translation>
+    </message>
+    <message>
+        <location line="+295"/>
         <source>Family</source>
         <translation>系列</translation>
     </message>
@@ -2617,7 +2632,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-447"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-453"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (in column 0). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -4498,6 +4513,92 @@
         <location line="+406"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/ui/widgets/load_texts.py" line="+23"/>
+        <source>RAM ≈%1</source>
+        <translation>内存 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>VRAM ≈%1</source>
+        <translation>显存 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>load ≈%1</source>
+        <translation>加载 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>predicted for %1: %2</source>
+        <translation>%1 的预测：%2</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The fit says %1 will not fit with these settings.</source>
+        <translation>估算显示，在这些设置下 %1 放不下。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Needs about %1 of RAM; %2 is available.</source>
+        <translation>需要约 %1 内存；可用 %2。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Needs about %1 of VRAM; %2 is free.</source>
+        <translation>需要约 %1 显存；空闲 %2。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Load anyway? The worker may be stopped for lack of memory.</source>
+        <translation>仍要加载吗？工作进程可能会因内存不足而被终止。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>RAM %1</source>
+        <translation>内存 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>private %1</source>
+        <translation>私有 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>VRAM %1</source>
+        <translation>显存 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>GPU %1%</source>
+        <translation>GPU %1%</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+18"/>
+        <source>measured: %1</source>
+        <translation>实测：%1</translation>
+    </message>
+    <message>
+        <location line="-12"/>
+        <source>memory unknown</source>
+        <translation>内存未知</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>server timings</source>
+        <translation>服务器计时</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>client</source>
+        <translation>客户端</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
     </message>
 </context>
 <context>

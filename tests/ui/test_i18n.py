@@ -3,6 +3,7 @@ switching the language in the Settings page rebuilds the real window in Chinese 
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from PySide6.QtCore import QLocale, Qt
@@ -117,6 +118,70 @@ def test_no_translated_string_hides_in_an_f_string() -> None:
         for line in f_string_calls(path)
     ]
     assert not found, "tr() inside an f-string: " + ", ".join(found)
+
+
+def non_literal_translations(path: Path) -> list[int]:
+    """Lines of ``tr(x)``/``translate(context, x)`` calls whose text is not a string literal:
+    lupdate cannot see those (a helper ``_tr(text)`` wrapping ``translate`` hid sentences)."""
+    out = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # A class's own ``def tr(self, text)`` (lupdate reads its callers' ``self.tr("...")``).
+    wrappers = {
+        id(call)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef) and f.name == "tr"
+        for call in ast.walk(f)
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        if id(node) in wrappers:
+            continue
+        name = node.func.attr
+        index = {"tr": 0, "translate": 1}.get(name)
+        if index is None or len(node.args) <= index:
+            continue
+        text = node.args[index]
+        if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+            out.append(node.lineno)
+    return out
+
+
+def test_every_translated_text_is_a_literal_lupdate_can_see() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "desktop" / "ui").rglob("*.py"))
+        for line in non_literal_translations(path)
+    ]
+    assert not found, "tr()/translate() of a variable (lupdate cannot see it): " + ", ".join(found)
+
+
+def test_the_models_and_load_panels_sentences_are_in_chinese(
+    qapp: QApplication, english_after: None
+) -> None:
+    """Sentences translated through a helper lupdate could not see were English in Chinese."""
+    from desktop.ui.models.catalog_model import verdict_tooltip
+    from desktop.ui.widgets.load_texts import prediction
+
+    entry = cast(Any, SimpleNamespace(estimated=False))
+    fit = cast(
+        FitResult,
+        SimpleNamespace(
+            verdict="cpu",
+            unsupported="",
+            ram_bytes=200 << 20,
+            vram_bytes=0,
+            tokens_per_s=50.0,
+            load_seconds=0.2,
+        ),
+    )
+    assert install_language(qapp, "zh_CN") == "zh_CN"
+    assert verdict_tooltip(entry) == "正在估算…"
+    assert prediction(fit, "本机").startswith("本机 的预测：")  # the Playground's load panel
+    assert "内存 ≈200" in prediction(fit, "本机")
+    install_language(qapp, "en")
+    assert verdict_tooltip(entry) == "Estimating…"
+    assert prediction(fit, "here").startswith("predicted for here: ")
 
 
 def test_the_qm_is_built_from_the_ts(tmp_path: Path) -> None:
