@@ -688,7 +688,7 @@
 <context>
     <name>ChartImage</name>
     <message>
-        <location filename="../../desktop/ui/widgets/chart_image.py" line="+21"/>
+        <location filename="../../desktop/ui/widgets/chart_image.py" line="+22"/>
         <source>Comparison</source>
         <translation>对比</translation>
     </message>
@@ -1324,7 +1324,7 @@
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+95"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+96"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
@@ -1474,7 +1474,7 @@
         <translation>%1 个提示词</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <location line="+8"/>
         <source>line %1: %2</source>
         <translation>第 %1 行：%2</translation>
@@ -3142,7 +3142,7 @@
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+75"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+76"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -3208,12 +3208,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+161"/>
+        <location line="+162"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-155"/>
+        <location line="-156"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3224,12 +3224,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+192"/>
+        <location line="+193"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-186"/>
+        <location line="-187"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3430,7 +3430,7 @@
         <translation>%1/%2 个回答</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>suite: %1</source>
         <translation>提示词集：%1</translation>
     </message>
@@ -4829,7 +4829,7 @@
         <translation>引擎已停止</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+68"/>
         <source>TTFT %1</source>
         <translation>首 token %1</translation>
     </message>
@@ -4852,7 +4852,32 @@
 <context>
     <name>MetricsPanel</name>
     <message>
-        <location line="+14"/>
+        <location line="-58"/>
+        <source>under 1%</source>
+        <translation>不到 1%</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Generation ran at %1 of the predicted speed: other programs used %2 of the %3 CPUs during the answer, so this run does not calibrate the estimates.</source>
+        <translation>生成速度只有预测的 %1：回答期间其他程序占用了 %3 个 CPU 中的 %2 个，因此这次运行不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Generation ran at %1 of the predicted speed: llama.cpp&apos;s threads got only %2 of the CPU time they could use, so this run does not calibrate the estimates.</source>
+        <translation>生成速度只有预测的 %1：llama.cpp 的线程只得到了可用 CPU 时间的 %2，因此这次运行不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Generation ran at %1 of the predicted speed: other programs may be using the CPU or GPU, the machine may be throttling (heat, power saving), or the run used fewer threads than the machine has cores.</source>
+        <translation>生成速度只有预测的 %1：可能有其他程序在占用 CPU 或 GPU，机器可能在降频（发热、节能），或者运行使用的线程少于机器的核心数。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Generation ran at %1 of the predicted speed: other programs may be using the CPU or GPU, the machine may be throttling (heat, power saving), or the run used fewer threads than the machine has cores (%2 threads).</source>
+        <translation>生成速度只有预测的 %1：可能有其他程序在占用 CPU 或 GPU，机器可能在降频（发热、节能），或者运行使用的线程少于机器的核心数（%2 个线程）。</translation>
+    </message>
+    <message>
+        <location line="+38"/>
         <source>Predicted and measured</source>
         <translation>预测与实测</translation>
     </message>
@@ -6174,6 +6199,69 @@
         <location filename="../../desktop/ui/widgets/compare_column.py" line="-46"/>
         <source>Generation tokens/s while the answers streamed</source>
         <translation>回答生成过程中的 tokens/s</translation>
+    </message>
+</context>
+<context>
+    <name>Suites</name>
+    <message>
+        <location filename="../../desktop/ui/suite_texts.py" line="+17"/>
+        <source>Chinese (reasoning, writing, knowledge)</source>
+        <translation>中文（推理、写作、知识）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reasoning, writing and general knowledge in Simplified Chinese.</source>
+        <translation>简体中文的推理、写作和常识。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Coding</source>
+        <translation>编程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Small programming tasks: write a function, find a bug, read code, complexity.</source>
+        <translation>小型编程任务：写函数、找错误、读代码、分析复杂度。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>General (English)</source>
+        <translation>通用（英文）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Knowledge, short reasoning, instruction following and writing in English.</source>
+        <translation>英文的知识、简短推理、指令遵循和写作。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Long context</source>
+        <translation>长上下文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>One question over 4k, 16k and 32k tokens of generated harbour records: shows the KV cache growing and the time to first token with the length of the prompt. Needs a context of about 33k tokens for the last prompt.</source>
+        <translation>针对 4k、16k 和 32k token 的生成港口记录各提一个问题：展示 KV 缓存和首 token 时间随提示词长度的增长。最后一个提示词需要约 33k token 的上下文。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Summarisation</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Summaries of short texts written for this suite: news, a recall notice, a meeting, an abstract, a review, an email thread.</source>
+        <translation>为本提示词集编写的短文摘要：新闻、召回通知、会议、论文摘要、评论、邮件往来。</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>English</source>
+        <translation>英文</translation>
     </message>
 </context>
 <context>

@@ -10,6 +10,7 @@ from PySide6.QtCore import QCoreApplication, QDateTime, QLocale, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 
 from desktop.core.compare import ComparisonResult
+from desktop.ui.suite_texts import suite_title
 
 PROMPT_CHARS = 160  # the one prompt asked, shortened to about this many characters
 MARGIN = 12
@@ -23,7 +24,7 @@ def caption_lines(result: ComparisonResult) -> list[str]:
     if result.suite:
         asked = (
             QCoreApplication.translate("ChartImage", "Suite %1, %2 prompts")
-            .replace("%1", result.suite)
+            .replace("%1", suite_title(result.suite))
             .replace("%2", str(n))
         )
     elif n == 1:

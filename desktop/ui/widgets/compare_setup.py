@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.compare import DEFAULT_MAX_TOKENS, PromptSuite
+from desktop.ui.suite_texts import language_name, suite_description, suite_title
 from desktop.ui.theme import icon
 
 ONE_PROMPT = "__prompt__"
@@ -239,7 +240,7 @@ class CompareSetup(QWidget):
             key = suite.name
             self._suites[key] = suite
             if combo.findData(key) < 0:
-                title = suite.title or suite.name
+                title = suite_title(suite.name, suite.title)
                 text = self.tr("%1 (%2 prompts)").replace("%1", title)
                 text = text.replace("%2", str(len(suite.prompts)))
                 combo.insertItem(combo.count() - 1, text, key)
@@ -306,9 +307,10 @@ class CompareSetup(QWidget):
             self.tr("%1 prompts").replace("%1", str(len(suite.prompts))),
         ]
         if suite.language:
-            parts.append(suite.language)
-        if suite.description:
-            parts.append(suite.description)
+            parts.append(language_name(suite.language))
+        description = suite_description(suite.name, suite.description)
+        if description:
+            parts.append(description)
         text = " · ".join(parts)
         if suite.problems:
             lines = [

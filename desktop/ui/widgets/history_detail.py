@@ -24,6 +24,7 @@ from desktop.ui.models.history_model import (
     state_text,
     when_text,
 )
+from desktop.ui.suite_texts import suite_title
 from desktop.ui.widgets.metrics_panel import answer_summary, error_text
 
 PROMPTS_SHOWN = 30  # a long suite lists its first prompts only
@@ -259,7 +260,8 @@ class HistoryDetail(QTextBrowser):
             .replace("%2", str(summary.n_expected)),
         ]
         if summary.suite:
-            facts.insert(2, self.tr("suite: %1").replace("%1", summary.suite))
+            suite = suite_title(summary.suite)
+            facts.insert(2, self.tr("suite: %1").replace("%1", suite))
         if record.blind_order:
             facts.append(self.tr("blind"))
         if summary.machine:
