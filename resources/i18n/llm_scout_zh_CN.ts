@@ -1444,9 +1444,21 @@
         <translation>一个提示词，发给每个模型…</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
+        <source>base model, not for chat</source>
+        <translation>基础模型，不适合对话</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>No models found on this machine</source>
         <translation>本机上没有找到模型</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1
+No chat template: most likely a base model, made to continue text. Its replies to questions may be nonsense.</source>
+        <translation>%1
+没有对话模板：很可能是基础模型，用于续写文本。它对问题的回答可能毫无意义。</translation>
     </message>
     <message>
         <location line="+11"/>
@@ -1742,7 +1754,7 @@
 <context>
     <name>ContestantList</name>
     <message>
-        <location filename="../../desktop/ui/widgets/contestant_list.py" line="+97"/>
+        <location filename="../../desktop/ui/widgets/contestant_list.py" line="+99"/>
         <source>Import a prompt suite</source>
         <translation>导入提示词集</translation>
     </message>
@@ -3543,7 +3555,7 @@
         <translation>已保存的回答和对比</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+27"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
@@ -4268,13 +4280,13 @@
 <context>
     <name>LoadPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+125"/>
-        <location line="+42"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+131"/>
+        <location line="+44"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-38"/>
         <source>Pick a model on this machine</source>
         <translation>选择本机上的模型</translation>
     </message>
@@ -4294,24 +4306,24 @@
         <translation>聊天模板</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>The chat template that turns the conversation into the model&apos;s prompt: the file&apos;s own, or one chosen by architecture when the file has none, or one you pick.</source>
         <translation>把对话转换成模型提示词的聊天模板：使用文件自带的；文件没有时按架构选择；或者由你指定。</translation>
     </message>
     <message>
         <location line="+6"/>
-        <location line="+326"/>
+        <location line="+334"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location line="-322"/>
-        <location line="+327"/>
+        <location line="-330"/>
+        <location line="+335"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location line="-324"/>
+        <location line="-332"/>
         <location line="+196"/>
         <source>End the model&apos;s worker process and free its memory.</source>
         <translation>结束模型的工作进程并释放其内存。</translation>
@@ -4460,7 +4472,12 @@
         <translation>按架构：%1</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+3"/>
+        <source>⚠ Base model, not for chat: this file has no chat template, so it was most likely trained to continue text, not to answer. Its replies to questions may be nonsense; for a chat pick an Instruct model, or give it text to continue.</source>
+        <translation>⚠ 基础模型，不适合对话：这个文件没有对话模板，很可能是为续写文本而训练的，而不是为了回答问题。它对问题的回答可能毫无意义；要对话请选择 Instruct 模型，或者给它一段文字让它续写。</translation>
+    </message>
+    <message>
+        <location line="+46"/>
         <source>Layers on the GPU: the fit&apos;s best value is filled in.</source>
         <translation>放到 GPU 上的层数：已填入估算出的最佳值。</translation>
     </message>
@@ -4490,7 +4507,7 @@
         <translation>断开</translation>
     </message>
     <message>
-        <location line="-370"/>
+        <location line="-380"/>
         <source>Where the model runs</source>
         <translation>模型在哪里运行</translation>
     </message>
@@ -4510,7 +4527,7 @@
         <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
     </message>
     <message>
-        <location line="+406"/>
+        <location line="+416"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
     </message>
@@ -6363,7 +6380,7 @@
         <translation>盲测投票：胜、平、负及胜率</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+49"/>
         <source>(failed)</source>
         <translation>（失败）</translation>
     </message>

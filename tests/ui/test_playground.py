@@ -169,6 +169,7 @@ def test_the_settings_are_prefilled_from_the_fit(
     assert page.model is not None
     assert page.model.has_template
     assert panel.template_combo.itemText(0) == "the file's own"
+    assert not panel.base_note.isVisible()  # a chat model
     assert panel.ctx_spin.value() == window.state.settings.default_ctx
     machine = window.state.this_machine
     assert machine is not None
@@ -328,7 +329,13 @@ def test_gemma_without_a_template_answers_through_the_fallback(
     choose(qtbot, page, gemma3_path)
     assert page.model is not None
     assert page.model.has_template is False
-    assert page.load_panel.template_combo.itemText(0) == "by architecture: gemma"
+    panel = page.load_panel
+    assert panel.template_combo.itemText(0) == "by architecture: gemma"
+    # Shown whole (it was cut to "by architecture"), and the base model said where it is chosen.
+    shown = panel.template_combo.fontMetrics().horizontalAdvance("by architecture: gemma")
+    assert panel.template_combo.width() > shown
+    assert panel.base_note.isVisible()
+    assert panel.base_note.text().startswith("⚠ Base model, not for chat")
     loaded = load(qtbot, page, gemma3_path, n_ctx=512)
     assert loaded.template_source == "family"
     assert loaded.template_name == "gemma"

@@ -15,7 +15,7 @@ Signals:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
@@ -206,17 +206,27 @@ class CompareSetup(QWidget):
 
     # -- models -----------------------------------------------------------------------------------
 
-    def set_models(self, models: Sequence[tuple[str, str]]) -> None:
-        """``(label, spec)`` of the models on this machine, for the Add menu."""
+    def set_models(self, models: Sequence[tuple[str, str]], base: Set[str] = frozenset()) -> None:
+        """``(label, spec)`` of the models on this machine, for the Add menu; those in ``base``
+        (no chat template: most likely base models) say they are not for chat."""
         menu = self.add_menu
         menu.clear()
+        menu.setToolTipsVisible(True)
+        note = self.tr("base model, not for chat")
         if not models:
             empty = QAction(self.tr("No models found on this machine"), menu)
             empty.setEnabled(False)
             menu.addAction(empty)
         for label, spec in models:
-            action = QAction(label, menu)
-            action.setToolTip(spec)
+            action = QAction(f"{label}\t{note}" if spec in base else label, menu)
+            action.setToolTip(
+                self.tr(
+                    "%1\nNo chat template: most likely a base model, made to continue text. Its "
+                    "replies to questions may be nonsense."
+                ).replace("%1", spec)
+                if spec in base
+                else spec
+            )
             action.triggered.connect(
                 lambda _checked=False, lb=label, sp=spec: self.model_chosen.emit(lb, sp)
             )
