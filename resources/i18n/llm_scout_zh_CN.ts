@@ -428,7 +428,7 @@
 <context>
     <name>CatalogFilterBar</name>
     <message>
-        <location filename="../../desktop/ui/widgets/catalog_filter_bar.py" line="+71"/>
+        <location filename="../../desktop/ui/widgets/catalog_filter_bar.py" line="+72"/>
         <source>Context length</source>
         <extracomment>The context slider&apos;s stops (tokens); the spin box next to it takes any value.</extracomment>
         <translation>上下文长度</translation>
@@ -449,7 +449,7 @@
         <translation>精确的上下文长度（token 数）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>qwen 7b q4</source>
         <translation>qwen 7b q4</translation>
     </message>
@@ -3059,12 +3059,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryBar</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_bar.py" line="+22"/>
+        <location filename="../../desktop/ui/widgets/history_bar.py" line="+23"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>words in a prompt, an answer or a title</source>
         <translation>提示词、回答或标题中的词</translation>
     </message>
@@ -3871,7 +3871,17 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>重新查找模型文件夹、Hugging Face 缓存、LM Studio、Ollama、GPT4All 以及你添加的文件夹。只读取新增或有变动的文件。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
+        <source>Open models folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open the folder the app downloads models into, in the file manager.</source>
+        <translation>在文件管理器中打开应用下载模型所用的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Show in folder</source>
         <translation>在文件夹中显示</translation>
     </message>
@@ -3891,7 +3901,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>删除本程序下载的模型，或忘记其他文件（文件仍留在磁盘上）。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>Library work in progress</source>
         <translation>本地模型库任务进行中</translation>
     </message>
@@ -4049,12 +4059,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+3"/>
-        <location line="+205"/>
+        <location line="+219"/>
         <source>Forgotten; the file stays on disk.</source>
         <translation>已忘记；文件仍保留在磁盘上。</translation>
     </message>
     <message>
-        <location line="-190"/>
+        <location line="-204"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
@@ -4114,7 +4124,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>正在扫描 %1…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+17"/>
+        <source>Cannot open the models folder %1: %2</source>
+        <translation>无法打开模型文件夹 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>The folder %1 is gone.</source>
         <translation>文件夹 %1 已不存在。</translation>
     </message>
@@ -4626,8 +4641,8 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
     <message>
-        <location filename="../../desktop/ui/main_window.py" line="+66"/>
-        <location line="+57"/>
+        <location filename="../../desktop/ui/main_window.py" line="+67"/>
+        <location line="+60"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -4653,18 +4668,18 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+22"/>
-        <location line="+243"/>
+        <location line="+250"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-239"/>
-        <location line="+237"/>
+        <location line="-246"/>
+        <location line="+244"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-234"/>
+        <location line="-241"/>
         <source>Imported: %1</source>
         <translation>已导入：%1</translation>
     </message>
@@ -4684,7 +4699,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+122"/>
+        <location line="+14"/>
+        <source>%1 (Ctrl+%2)</source>
+        <translation>%1（Ctrl+%2）</translation>
+    </message>
+    <message>
+        <location line="+115"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -5754,7 +5774,32 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+102"/>
+        <location line="+98"/>
+        <source>Clear the conversation</source>
+        <translation>清空对话</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Clear the conversation (one answer)?</source>
+        <translation>清空对话（1 个回答）？</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Clear the conversation (%1 answers)?</source>
+        <translation>清空对话（%1 个回答）？</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Each answer stays in History; Copy or Save… keeps the conversation.</source>
+        <translation>每个回答都会保留在历史记录中；用“复制”或“保存…”可以保留整段对话。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <location line="+29"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
@@ -6211,6 +6256,14 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
 </context>
 <context>
+    <name>Shortcuts</name>
+    <message>
+        <location filename="../../desktop/ui/shortcuts.py" line="+50"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
     <name>Sparkline</name>
     <message>
         <location filename="../../desktop/ui/widgets/compare_column.py" line="-46"/>
@@ -6409,12 +6462,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/transcript.py" line="+122"/>
+        <location filename="../../desktop/ui/widgets/transcript.py" line="+124"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+67"/>
         <source>System: %1</source>
         <translation>系统：%1</translation>
     </message>
@@ -6422,6 +6475,16 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+8"/>
         <source>You</source>
         <translation>你</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Copy this message</source>
+        <translation>复制这条消息</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Copy</source>
+        <translation>复制</translation>
     </message>
 </context>
 <context>
