@@ -3220,12 +3220,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
-        <location line="+162"/>
+        <location line="+165"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-156"/>
+        <location line="-159"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3236,12 +3236,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+6"/>
-        <location line="+193"/>
+        <location line="+196"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-187"/>
+        <location line="-190"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3292,6 +3292,11 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
+        <source>RPC servers</source>
+        <translation>RPC 服务器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>temperature</source>
         <translation>温度</translation>
     </message>
@@ -3324,6 +3329,16 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+1"/>
         <source>max tokens</source>
         <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stop strings</source>
+        <translation>停止字符串</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>past the end of text</source>
+        <translation>越过文本结束符</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -5473,7 +5488,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>All models</source>
         <translation>全部模型</translation>
     </message>

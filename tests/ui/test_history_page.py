@@ -212,8 +212,12 @@ def test_the_detail_shows_prompt_answer_measurements_settings_and_machine(
         "AMD Ryzen 5 5600X",  # the machine's snapshot
         "NVIDIA GeForce RTX 3060",
         str(tmp_path / "alpha.gguf"),
+        "RPC servers",  # every stored setting by its name in words, none as its key
+        "stop strings",
     ):
         assert expected in text, expected
+    for key in ("rpc_servers", "ignore_eos", "n_ctx", "top_p", "max_tokens"):
+        assert key not in text, key
     assert not page.open_button.isEnabled()  # Open is for comparisons
     assert page.rerun_button.isEnabled()
     assert page.delete_button.isEnabled()

@@ -163,6 +163,7 @@ class HistoryDetail(QTextBrowser):
             "cache_type": self.tr("KV cache"),
             "flash_attn": self.tr("flash attention"),
             "template": self.tr("chat template"),
+            "rpc_servers": self.tr("RPC servers"),
             "temperature": self.tr("temperature"),
             "top_p": self.tr("top-p"),
             "top_k": self.tr("top-k"),
@@ -170,6 +171,8 @@ class HistoryDetail(QTextBrowser):
             "repeat_penalty": self.tr("repeat penalty"),
             "seed": self.tr("seed"),
             "max_tokens": self.tr("max tokens"),
+            "stop": self.tr("stop strings"),
+            "ignore_eos": self.tr("past the end of text"),
             "predicted_for": self.tr("predicted for"),
             "n_gpu_layers_loaded": self.tr("GPU layers loaded"),
         }
