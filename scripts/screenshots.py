@@ -278,7 +278,7 @@ class Shooter:
         page = self.page("compare")
         self.wait(lambda: len(page.models) >= 2, 60, "the local models")
         for label in ("SmolLM2 135M Instruct Q4_1", "Gemma 3 270M Q4_K_M"):
-            actions = [a for a in page.setup.add_menu.actions() if a.text() == label]
+            actions = [a for a in page.setup.add_menu.actions() if a.text().split("\t")[0] == label]
             if not actions:
                 raise RuntimeError(f"{label} is not in the Add menu")
             actions[0].trigger()

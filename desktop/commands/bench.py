@@ -1,5 +1,9 @@
 """`llm-scout bench MODEL`: prompt processing and generation speed, like llama-bench.
 
+Progress goes to stderr as each step starts (loading, the warm-up, each run's prompt and
+generation test with the last run's speeds): one line rewritten on a terminal, one line per
+step in a log or a pipe, none with ``--quiet``; the tables (or ``--json``) go to stdout.
+
 One worker, one load, a warm-up, then ``-r`` repetitions of two tests:
 
 - ``pp<N>``: N prompt tokens evaluated from an empty cache (tokens/s from llama.cpp's
@@ -17,15 +21,22 @@ import argparse
 import sys
 from typing import Any
 
-from desktop.commands.common import add_json_argument, workspace
+from desktop.commands.common import add_json_argument, add_quiet_argument, workspace
 from desktop.commands.engine_options import (
     add_model_options,
     load_settings_from,
     remote_endpoint_from,
     warn_if_cpu_only,
 )
-from desktop.commands.output import emit_json, format_table, human_bytes, human_params
-from desktop.core.engine import BenchSettings, RemoteClient, run_bench
+from desktop.commands.output import (
+    StatusLine,
+    emit_json,
+    format_table,
+    human_bytes,
+    human_params,
+    interactive,
+)
+from desktop.core.engine import BenchProgress, BenchSettings, RemoteClient, run_bench
 from desktop.core.fit import record_bench
 
 
@@ -45,7 +56,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     out = parser.add_mutually_exclusive_group()
     add_json_argument(out, help="one JSON document")
     out.add_argument("--md", action="store_true", help="a markdown table")
+    add_quiet_argument(parser)
     parser.set_defaults(handler=handle)
+
+
+class _ProgressPrinter:
+    """The benchmark's steps on stderr, as ``download`` and ``compare`` show theirs: one line
+    rewritten on a terminal, one line per step in a log or a pipe, nothing with ``--quiet``."""
+
+    def __init__(self, label: str, *, quiet: bool) -> None:
+        self._label = label
+        self._quiet = quiet
+        self._line = StatusLine(interactive(sys.stderr), 0.0)
+
+    def __call__(self, progress: BenchProgress) -> None:
+        if self._quiet:
+            return
+        self._line.show(f"{self._label}: {_step_text(progress)}", force=True)
+
+    def close(self) -> None:
+        self._line.close()
+
+
+def _step_text(progress: BenchProgress) -> str:
+    if progress.step == "load":
+        return "loading the model…"
+    if progress.step == "warmup":
+        return "warm-up run (not counted)…"
+    if progress.step == "done":
+        runs = "1 run" if progress.repetitions == 1 else f"{progress.repetitions} runs"
+        return f"done: {runs} measured"
+    what = "prompt processing" if progress.step == "pp" else "generation"
+    text = f"run {progress.run} of {progress.repetitions}: {what}…"
+    last = progress.last
+    if last is not None:
+        text += f" (last: pp {last.pp_tokens_per_s:.1f} t/s, tg {last.tg_tokens_per_s:.1f} t/s)"
+    return text
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -56,13 +102,18 @@ def handle(args: argparse.Namespace) -> int:
     ws = workspace()
     if endpoint is not None:
         endpoint = endpoint.with_timeout(ws.settings.remote_timeout_s)
-        result = run_bench(
-            endpoint.base_url,
-            load,
-            settings,
-            label=endpoint.label,
-            client=RemoteClient(endpoint),
-        )
+        printer = _ProgressPrinter(endpoint.label, quiet=args.quiet)
+        try:
+            result = run_bench(
+                endpoint.base_url,
+                load,
+                settings,
+                label=endpoint.label,
+                client=RemoteClient(endpoint),
+                on_progress=printer,
+            )
+        finally:
+            printer.close()
         document = result.to_dict()
         if args.json:
             emit_json(document)
@@ -73,7 +124,19 @@ def handle(args: argparse.Namespace) -> int:
     path = resolved.require_file()
     profile, _name = ws.profile()
     target = resolved.fit_target() if resolved.header is not None else None
-    result = run_bench(path, load, settings, label=resolved.label, target=target, profile=profile)
+    printer = _ProgressPrinter(resolved.label, quiet=args.quiet)
+    try:
+        result = run_bench(
+            path,
+            load,
+            settings,
+            label=resolved.label,
+            target=target,
+            profile=profile,
+            on_progress=printer,
+        )
+    finally:
+        printer.close()
     record_bench(result, profile)  # calibrates later estimates; never fails the command
     warn_if_cpu_only(args.ngl, result.loaded)
     document = result.to_dict()

@@ -19,7 +19,7 @@ from desktop.commands.common import (
     check_endpoint,
     workspace,
 )
-from desktop.commands.output import emit_json, human_bytes, human_params, print_table
+from desktop.commands.output import counted, emit_json, human_bytes, human_params, print_table
 from desktop.core.catalog import (
     VARIANT_SORT_KEYS,
     CatalogModel,
@@ -261,7 +261,8 @@ def run_refresh(args: argparse.Namespace) -> int:
             [(r.repo, r.status, r.files_verified, r.message) for r in report.repos],
         )
         sys.stdout.write(
-            f"\nVerified {report.files_verified} files in {len(report.repos)} repos from "
+            f"\nVerified {counted(report.files_verified, 'file')} in "
+            f"{counted(len(report.repos), 'repo')} from "
             f"{report.endpoint}; saved to {report.path}.\n"
         )
     for failed in report.failed:

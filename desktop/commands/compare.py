@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from desktop.commands.common import add_json_argument, add_quiet_argument, warn, workspace
-from desktop.commands.output import emit_json, format_table, interactive
+from desktop.commands.output import counted, emit_json, format_table, interactive
 from desktop.core.compare import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_SEED,
@@ -36,6 +36,7 @@ from desktop.core.compare import (
     MIN_CONTESTANTS,
     AnswerFinished,
     AnswerText,
+    CompareError,
     CompareEvent,
     CompareRunner,
     ComparisonPlan,
@@ -44,6 +45,7 @@ from desktop.core.compare import (
     ContestantFailed,
     ContestantStarted,
     build_contestants,
+    check_report_path,
     context_for,
     default_load,
     default_sampling,
@@ -57,8 +59,9 @@ from desktop.core.compare import (
     to_dict,
     write_report,
 )
+from desktop.core.engine import check_sampling
 from desktop.core.errors import UsageError
-from desktop.core.history import History
+from desktop.core.history import History, HistoryNotFound
 from desktop.core.kv_cache import CACHE_TYPES
 from desktop.core.workspace import Workspace
 
@@ -149,6 +152,11 @@ def handle(args: argparse.Namespace) -> int:
         ".json",
     ):
         raise UsageError(f"Name the report {args.out.name} .md, .csv or .json.")
+    if args.out is not None and not (args.list or args.suites or args.delete is not None):
+        try:  # before anything runs: a typo in the folder must not cost the comparison
+            check_report_path(args.out)
+        except CompareError as exc:
+            raise UsageError(exc.message) from None
     if args.models is not None and not MIN_CONTESTANTS <= len(args.models) <= MAX_CONTESTANTS:
         raise UsageError(
             f"compare takes {MIN_CONTESTANTS} to {MAX_CONTESTANTS} models, not {len(args.models)}."
@@ -166,7 +174,8 @@ def handle(args: argparse.Namespace) -> int:
             return _list(args, history)
         if args.delete is not None:
             if not history.delete_comparison(args.delete):
-                raise UsageError(f"There is no comparison {args.delete} in the history.")
+                # As --show and --resume say it: a failure (exit 1), not a usage error.
+                raise HistoryNotFound(f"There is no comparison {args.delete} in the history.")
             sys.stderr.write(f"Comparison {args.delete} deleted.\n")
             return 0
         if args.show is not None:
@@ -191,6 +200,7 @@ def _new_plan(args: argparse.Namespace, ws: Workspace) -> ComparisonPlan:
         ctx, n_threads=args.threads, n_gpu_layers=args.ngl, cache_type=args.cache_type
     )
     sampling = default_sampling(args.max_tokens, temperature=args.temp, seed=args.seed)
+    check_sampling(sampling)
     contestants = build_contestants(
         ws.resolver, args.models, load=load, sampling=sampling, system=args.system
     )
@@ -315,7 +325,7 @@ class Progress:
             self.total = event.total
             mode = "one model at a time" if event.mode == "fair" else "side by side"
             self._line(
-                f"Comparing {event.n_contestants} models on {n_prompts} prompts, {mode}"
+                f"Comparing {event.n_contestants} models on {counted(n_prompts, 'prompt')}, {mode}"
                 + (f" (comparison {event.comparison_id})" if event.comparison_id else ""),
                 final=True,
             )

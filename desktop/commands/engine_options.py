@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from desktop.core.engine import LoadSettings, RemoteEndpoint
+from desktop.core.engine import LoadSettings, RemoteEndpoint, too_many_threads
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
 from desktop.core.kv_cache import CACHE_TYPES, FLASH_ATTN_CHOICES, flash_attn_for
@@ -115,11 +115,9 @@ def load_settings_from(
     if threads is None and settings is not None and settings.default_threads:
         threads = settings.default_threads
     logical = os.cpu_count() or 1
-    if threads is not None and threads > logical:
-        sys.stderr.write(
-            f"llm-scout: {threads} threads is more than the {logical} logical CPUs; "
-            "llama.cpp gets slower, not faster, with more threads than cores.\n"
-        )
+    warning = too_many_threads(threads, logical)
+    if warning is not None:
+        sys.stderr.write(f"llm-scout: warning: {warning}\n")
     rpc_servers = tuple(getattr(args, "rpc", None) or ())
     if rpc_servers and args.ngl == 0:
         raise UsageError(

@@ -23,6 +23,7 @@ from desktop.commands.engine_options import add_attention_options, flash_attn_fr
 from desktop.commands.fit_dryrun import add_dry_run_argument, cross_check, print_cross_check
 from desktop.commands.fit_rpc import add_rpc_split_arguments, run_split
 from desktop.commands.output import emit_json, human_bytes, print_table
+from desktop.core.engine import too_many_threads
 from desktop.core.errors import UsageError
 from desktop.core.fit import (
     FitResult,
@@ -125,6 +126,14 @@ def run_fit(args: argparse.Namespace) -> int:
         )
     profile, profile_name = ws.profile(args.profile)
     n_ctx = args.ctx or default_context(target.arch, ws.settings.default_ctx)
+    if args.prompt_tokens is not None and args.prompt_tokens > n_ctx:
+        raise UsageError(
+            f"--prompt-tokens {args.prompt_tokens} is more than the context "
+            f"({n_ctx} tokens); raise --ctx or ask for fewer."
+        )
+    threads_warning = too_many_threads(args.threads, profile.cpu.logical_cores)
+    if threads_warning is not None:
+        sys.stderr.write(f"llm-scout: warning: {threads_warning} The estimate uses all of them.\n")
     if args.rpc_profile:  # split across machines (llama.cpp RPC): its own estimate and output
         return run_split(args, target, profile, profile_name, n_ctx)
     result = estimate(

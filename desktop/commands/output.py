@@ -53,6 +53,11 @@ def human_bytes(n: float | None) -> str:
     return f"{value:.1f} TiB"
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the right number: "1 prompt", "2 prompts", "0 repos"."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def human_params(n: int | None) -> str:
     """A parameter count: 134_515_008 -> '135M', 7_615_616_512 -> '7.6B'; unknown -> '-'."""
     if n is None or n <= 0:

@@ -37,6 +37,7 @@ from desktop.core.engine import (
     RemoteEndpoint,
     RunReport,
     Session,
+    check_sampling,
     error_pct,
     worker_gone,
 )
@@ -124,6 +125,7 @@ def handle(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         stop=tuple(args.stop),
     )
+    check_sampling(params)
     if endpoint is not None:
         endpoint = endpoint.with_timeout(ws.settings.remote_timeout_s)
         label = endpoint.label

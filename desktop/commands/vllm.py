@@ -88,16 +88,16 @@ def run_serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}.")
     if args.ready_timeout <= 0:
         raise UsageError(f"--ready-timeout must be positive, not {args.ready_timeout:g}.")
-    available = vllm_available()
-    if not available.ok:
-        raise UsageError(available.reason)
     ws = workspace()
     target = ws.resolver.resolve(args.target).fit_target()
-    if target.format != "awq":
+    if target.format != "awq":  # the model first: no GPU would make it an AWQ one
         raise UsageError(
             f"{target.label} is a {target.format.upper()} model run by llama.cpp; vLLM serves "
             "the AWQ variants (e.g. qwen2.5-7b-instruct:AWQ)."
         )
+    available = vllm_available()
+    if not available.ok:
+        raise UsageError(available.reason)
     profile, profile_name = ws.profile(args.profile)
     n_ctx = args.ctx or default_context(target.arch, ws.settings.default_ctx)
     plan = plan_vllm(target, profile, n_ctx=n_ctx, tensor_parallel=args.tensor_parallel)

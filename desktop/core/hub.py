@@ -246,7 +246,7 @@ class Hub:
     def unreachable_hint(self) -> str:
         """What to say when the endpoint refuses or times out, fitting the case."""
         if self.is_local:
-            return f"nothing answers at {self.endpoint}; is the local server running?"
+            return f"nothing answers at {self.endpoint} (is the local server running?)"
         if self.endpoint == DEFAULT_ENDPOINT:
             return (
                 "check the network connection (users in mainland China can set the mirror "

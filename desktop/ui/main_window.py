@@ -38,6 +38,7 @@ from desktop.ui.errors import show_error
 from desktop.ui.heap import freeze_heap
 from desktop.ui.notices import NoticeBox, settings_problem_text, store_notice_text
 from desktop.ui.pages.registry import LazyPages, PageSpec, page_specs
+from desktop.ui.shortcuts import install_shortcuts
 from desktop.ui.state import MACHINE_PREFIX, THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
 from desktop.ui.theme import WHAT_IF_TINT, app_icon, icon
 from desktop.ui.window_settings import window_settings
@@ -76,6 +77,9 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_body()
         self._build_status_bar()
+        install_shortcuts(
+            self, [spec.key for spec in self._specs], self.show_page, self.stack.currentWidget
+        )
         state.profile_changed.connect(self._on_state_profile_changed)
         state.profiles_changed.connect(self._fill_profile_combo)
         state.problem.connect(self._on_state_problem)
@@ -191,6 +195,13 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(icon(spec.icon), titles[spec.key])
             item.setData(Qt.ItemDataRole.UserRole, spec.key)
             item.setSizeHint(QSize(170, 40))
+            number = self.sidebar.count() + 1
+            if number <= 9:
+                item.setToolTip(
+                    self.tr("%1 (Ctrl+%2)")
+                    .replace("%1", titles[spec.key])
+                    .replace("%2", str(number))
+                )
             self.sidebar.addItem(item)
         # Each page is made (and its module imported) when it is first shown or asked for.
         self.pages = LazyPages(self._specs, self.state, self.stack, self._on_page_made)

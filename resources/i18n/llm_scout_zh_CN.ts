@@ -370,9 +370,8 @@
 <context>
     <name>CatalogCells</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+393"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+395"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
-        <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
     </message>
     <message>
@@ -429,7 +428,7 @@
 <context>
     <name>CatalogFilterBar</name>
     <message>
-        <location filename="../../desktop/ui/widgets/catalog_filter_bar.py" line="+71"/>
+        <location filename="../../desktop/ui/widgets/catalog_filter_bar.py" line="+72"/>
         <source>Context length</source>
         <extracomment>The context slider&apos;s stops (tokens); the spin box next to it takes any value.</extracomment>
         <translation>上下文长度</translation>
@@ -450,7 +449,7 @@
         <translation>精确的上下文长度（token 数）。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>qwen 7b q4</source>
         <translation>qwen 7b q4</translation>
     </message>
@@ -560,7 +559,23 @@
 <context>
     <name>CatalogTableModel</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+116"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-278"/>
+        <source>Estimating…</source>
+        <translation>正在估算…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 tokens is past the %2 the model was trained for; answers may degrade.</source>
+        <translation>%1 个 token 超出了模型训练时的 %2；回答质量可能下降。</translation>
+    </message>
+    <message>
+        <location line="+91"/>
+        <source>There are not enough facts about this variant to estimate it.</source>
+        <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
+        <translation>关于这个版本的信息不足，无法估算。</translation>
+    </message>
+    <message>
+        <location line="+295"/>
         <source>Family</source>
         <translation>系列</translation>
     </message>
@@ -668,6 +683,34 @@
         <location line="+2"/>
         <source>Whether the model speaks Chinese well (中文).</source>
         <translation>模型的中文能力是否好（中文）。</translation>
+    </message>
+</context>
+<context>
+    <name>ChartImage</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/chart_image.py" line="+22"/>
+        <source>Comparison</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Suite %1, %2 prompts</source>
+        <translation>提示词集 %1，%2 个提示词</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Prompt: %1</source>
+        <translation>提示词：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 prompts</source>
+        <translation>%1 个提示词</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>this machine</source>
+        <translation>本机</translation>
     </message>
 </context>
 <context>
@@ -1281,7 +1324,7 @@
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+95"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+96"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
@@ -1401,9 +1444,21 @@
         <translation>一个提示词，发给每个模型…</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+20"/>
+        <source>base model, not for chat</source>
+        <translation>基础模型，不适合对话</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>No models found on this machine</source>
         <translation>本机上没有找到模型</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1
+No chat template: most likely a base model, made to continue text. Its replies to questions may be nonsense.</source>
+        <translation>%1
+没有对话模板：很可能是基础模型，用于续写文本。它对问题的回答可能毫无意义。</translation>
     </message>
     <message>
         <location line="+11"/>
@@ -1431,7 +1486,7 @@
         <translation>%1 个提示词</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <location line="+8"/>
         <source>line %1: %2</source>
         <translation>第 %1 行：%2</translation>
@@ -1455,7 +1510,7 @@
 <context>
     <name>ComparisonView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+163"/>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+164"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>
@@ -1699,7 +1754,7 @@
 <context>
     <name>ContestantList</name>
     <message>
-        <location filename="../../desktop/ui/widgets/contestant_list.py" line="+97"/>
+        <location filename="../../desktop/ui/widgets/contestant_list.py" line="+99"/>
         <source>Import a prompt suite</source>
         <translation>导入提示词集</translation>
     </message>
@@ -2589,7 +2644,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-447"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-453"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (in column 0). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -3004,12 +3059,12 @@
 <context>
     <name>HistoryBar</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_bar.py" line="+22"/>
+        <location filename="../../desktop/ui/widgets/history_bar.py" line="+23"/>
         <source>Search</source>
         <translation>搜索</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>words in a prompt, an answer or a title</source>
         <translation>提示词、回答或标题中的词</translation>
     </message>
@@ -3099,7 +3154,7 @@
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+75"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+76"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -3165,12 +3220,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+161"/>
+        <location line="+165"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-155"/>
+        <location line="-159"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3181,12 +3236,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+192"/>
+        <location line="+196"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-186"/>
+        <location line="-190"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3237,6 +3292,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>RPC servers</source>
+        <translation>RPC 服务器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>temperature</source>
         <translation>温度</translation>
     </message>
@@ -3269,6 +3329,16 @@
         <location line="+1"/>
         <source>max tokens</source>
         <translation>最大 token 数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>stop strings</source>
+        <translation>停止字符串</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>past the end of text</source>
+        <translation>越过文本结束符</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -3387,7 +3457,7 @@
         <translation>%1/%2 个回答</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+6"/>
         <source>suite: %1</source>
         <translation>提示词集：%1</translation>
     </message>
@@ -3500,7 +3570,7 @@
         <translation>已保存的回答和对比</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+27"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
@@ -3816,7 +3886,17 @@
         <translation>重新查找模型文件夹、Hugging Face 缓存、LM Studio、Ollama、GPT4All 以及你添加的文件夹。只读取新增或有变动的文件。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
+        <source>Open models folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open the folder the app downloads models into, in the file manager.</source>
+        <translation>在文件管理器中打开应用下载模型所用的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Show in folder</source>
         <translation>在文件夹中显示</translation>
     </message>
@@ -3836,7 +3916,7 @@
         <translation>删除本程序下载的模型，或忘记其他文件（文件仍留在磁盘上）。</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>Library work in progress</source>
         <translation>本地模型库任务进行中</translation>
     </message>
@@ -3994,12 +4074,12 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+205"/>
+        <location line="+219"/>
         <source>Forgotten; the file stays on disk.</source>
         <translation>已忘记；文件仍保留在磁盘上。</translation>
     </message>
     <message>
-        <location line="-190"/>
+        <location line="-204"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
@@ -4059,7 +4139,12 @@
         <translation>正在扫描 %1…</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+17"/>
+        <source>Cannot open the models folder %1: %2</source>
+        <translation>无法打开模型文件夹 %1：%2</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>The folder %1 is gone.</source>
         <translation>文件夹 %1 已不存在。</translation>
     </message>
@@ -4225,13 +4310,13 @@
 <context>
     <name>LoadPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+125"/>
-        <location line="+42"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+131"/>
+        <location line="+44"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-36"/>
+        <location line="-38"/>
         <source>Pick a model on this machine</source>
         <translation>选择本机上的模型</translation>
     </message>
@@ -4251,24 +4336,24 @@
         <translation>聊天模板</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>The chat template that turns the conversation into the model&apos;s prompt: the file&apos;s own, or one chosen by architecture when the file has none, or one you pick.</source>
         <translation>把对话转换成模型提示词的聊天模板：使用文件自带的；文件没有时按架构选择；或者由你指定。</translation>
     </message>
     <message>
         <location line="+6"/>
-        <location line="+326"/>
+        <location line="+334"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location line="-322"/>
-        <location line="+327"/>
+        <location line="-330"/>
+        <location line="+335"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location line="-324"/>
+        <location line="-332"/>
         <location line="+196"/>
         <source>End the model&apos;s worker process and free its memory.</source>
         <translation>结束模型的工作进程并释放其内存。</translation>
@@ -4417,7 +4502,12 @@
         <translation>按架构：%1</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+3"/>
+        <source>⚠ Base model, not for chat: this file has no chat template, so it was most likely trained to continue text, not to answer. Its replies to questions may be nonsense; for a chat pick an Instruct model, or give it text to continue.</source>
+        <translation>⚠ 基础模型，不适合对话：这个文件没有对话模板，很可能是为续写文本而训练的，而不是为了回答问题。它对问题的回答可能毫无意义；要对话请选择 Instruct 模型，或者给它一段文字让它续写。</translation>
+    </message>
+    <message>
+        <location line="+46"/>
         <source>Layers on the GPU: the fit&apos;s best value is filled in.</source>
         <translation>放到 GPU 上的层数：已填入估算出的最佳值。</translation>
     </message>
@@ -4447,7 +4537,7 @@
         <translation>断开</translation>
     </message>
     <message>
-        <location line="-370"/>
+        <location line="-380"/>
         <source>Where the model runs</source>
         <translation>模型在哪里运行</translation>
     </message>
@@ -4467,9 +4557,95 @@
         <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
     </message>
     <message>
-        <location line="+406"/>
+        <location line="+416"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
+    </message>
+    <message>
+        <location filename="../../desktop/ui/widgets/load_texts.py" line="+23"/>
+        <source>RAM ≈%1</source>
+        <translation>内存 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>VRAM ≈%1</source>
+        <translation>显存 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>load ≈%1</source>
+        <translation>加载 ≈%1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>predicted for %1: %2</source>
+        <translation>%1 的预测：%2</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The fit says %1 will not fit with these settings.</source>
+        <translation>估算显示，在这些设置下 %1 放不下。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Needs about %1 of RAM; %2 is available.</source>
+        <translation>需要约 %1 内存；可用 %2。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Needs about %1 of VRAM; %2 is free.</source>
+        <translation>需要约 %1 显存；空闲 %2。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Load anyway? The worker may be stopped for lack of memory.</source>
+        <translation>仍要加载吗？工作进程可能会因内存不足而被终止。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>RAM %1</source>
+        <translation>内存 %1</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>private %1</source>
+        <translation>私有 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>VRAM %1</source>
+        <translation>显存 %1</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>GPU %1%</source>
+        <translation>GPU %1%</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+18"/>
+        <source>measured: %1</source>
+        <translation>实测：%1</translation>
+    </message>
+    <message>
+        <location line="-12"/>
+        <source>memory unknown</source>
+        <translation>内存未知</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>server timings</source>
+        <translation>服务器计时</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>client</source>
+        <translation>客户端</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
     </message>
 </context>
 <context>
@@ -4480,8 +4656,8 @@
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
     <message>
-        <location filename="../../desktop/ui/main_window.py" line="+66"/>
-        <location line="+57"/>
+        <location filename="../../desktop/ui/main_window.py" line="+67"/>
+        <location line="+60"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -4507,18 +4683,18 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+243"/>
+        <location line="+250"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-239"/>
-        <location line="+237"/>
+        <location line="-246"/>
+        <location line="+244"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-234"/>
+        <location line="-241"/>
         <source>Imported: %1</source>
         <translation>已导入：%1</translation>
     </message>
@@ -4538,7 +4714,12 @@
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+122"/>
+        <location line="+14"/>
+        <source>%1 (Ctrl+%2)</source>
+        <translation>%1（Ctrl+%2）</translation>
+    </message>
+    <message>
+        <location line="+115"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -4700,7 +4881,7 @@
         <translation>引擎已停止</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+68"/>
         <source>TTFT %1</source>
         <translation>首 token %1</translation>
     </message>
@@ -4723,7 +4904,32 @@
 <context>
     <name>MetricsPanel</name>
     <message>
-        <location line="+14"/>
+        <location line="-58"/>
+        <source>under 1%</source>
+        <translation>不到 1%</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Generation ran at %1 of the predicted speed: other programs used %2 of the %3 CPUs during the answer, so this run does not calibrate the estimates.</source>
+        <translation>生成速度只有预测的 %1：回答期间其他程序占用了 %3 个 CPU 中的 %2 个，因此这次运行不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Generation ran at %1 of the predicted speed: llama.cpp&apos;s threads got only %2 of the CPU time they could use, so this run does not calibrate the estimates.</source>
+        <translation>生成速度只有预测的 %1：llama.cpp 的线程只得到了可用 CPU 时间的 %2，因此这次运行不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Generation ran at %1 of the predicted speed: other programs may be using the CPU or GPU, the machine may be throttling (heat, power saving), or the run used fewer threads than the machine has cores.</source>
+        <translation>生成速度只有预测的 %1：可能有其他程序在占用 CPU 或 GPU，机器可能在降频（发热、节能），或者运行使用的线程少于机器的核心数。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Generation ran at %1 of the predicted speed: other programs may be using the CPU or GPU, the machine may be throttling (heat, power saving), or the run used fewer threads than the machine has cores (%2 threads).</source>
+        <translation>生成速度只有预测的 %1：可能有其他程序在占用 CPU 或 GPU，机器可能在降频（发热、节能），或者运行使用的线程少于机器的核心数（%2 个线程）。</translation>
+    </message>
+    <message>
+        <location line="+38"/>
         <source>Predicted and measured</source>
         <translation>预测与实测</translation>
     </message>
@@ -5282,7 +5488,7 @@
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location line="+31"/>
+        <location line="+33"/>
         <source>All models</source>
         <translation>全部模型</translation>
     </message>
@@ -5583,7 +5789,32 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+102"/>
+        <location line="+98"/>
+        <source>Clear the conversation</source>
+        <translation>清空对话</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Clear the conversation (one answer)?</source>
+        <translation>清空对话（1 个回答）？</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Clear the conversation (%1 answers)?</source>
+        <translation>清空对话（%1 个回答）？</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Each answer stays in History; Copy or Save… keeps the conversation.</source>
+        <translation>每个回答都会保留在历史记录中；用“复制”或“保存…”可以保留整段对话。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <location line="+29"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
@@ -6040,11 +6271,82 @@
     </message>
 </context>
 <context>
+    <name>Shortcuts</name>
+    <message>
+        <location filename="../../desktop/ui/shortcuts.py" line="+50"/>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
     <name>Sparkline</name>
     <message>
         <location filename="../../desktop/ui/widgets/compare_column.py" line="-46"/>
         <source>Generation tokens/s while the answers streamed</source>
         <translation>回答生成过程中的 tokens/s</translation>
+    </message>
+</context>
+<context>
+    <name>Suites</name>
+    <message>
+        <location filename="../../desktop/ui/suite_texts.py" line="+17"/>
+        <source>Chinese (reasoning, writing, knowledge)</source>
+        <translation>中文（推理、写作、知识）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reasoning, writing and general knowledge in Simplified Chinese.</source>
+        <translation>简体中文的推理、写作和常识。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Coding</source>
+        <translation>编程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Small programming tasks: write a function, find a bug, read code, complexity.</source>
+        <translation>小型编程任务：写函数、找错误、读代码、分析复杂度。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>General (English)</source>
+        <translation>通用（英文）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Knowledge, short reasoning, instruction following and writing in English.</source>
+        <translation>英文的知识、简短推理、指令遵循和写作。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Long context</source>
+        <translation>长上下文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>One question over 4k, 16k and 32k tokens of generated harbour records: shows the KV cache growing and the time to first token with the length of the prompt. Needs a context of about 33k tokens for the last prompt.</source>
+        <translation>针对 4k、16k 和 32k token 的生成港口记录各提一个问题：展示 KV 缓存和首 token 时间随提示词长度的增长。最后一个提示词需要约 33k token 的上下文。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Summarisation</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Summaries of short texts written for this suite: news, a recall notice, a meeting, an abstract, a review, an email thread.</source>
+        <translation>为本提示词集编写的短文摘要：新闻、召回通知、会议、论文摘要、评论、邮件往来。</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>English</source>
+        <translation>英文</translation>
     </message>
 </context>
 <context>
@@ -6146,7 +6448,7 @@
         <translation>盲测投票：胜、平、负及胜率</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location line="+49"/>
         <source>(failed)</source>
         <translation>（失败）</translation>
     </message>
@@ -6175,12 +6477,12 @@
 <context>
     <name>TranscriptView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/transcript.py" line="+122"/>
+        <location filename="../../desktop/ui/widgets/transcript.py" line="+124"/>
         <source>Conversation</source>
         <translation>对话</translation>
     </message>
     <message>
-        <location line="+63"/>
+        <location line="+67"/>
         <source>System: %1</source>
         <translation>系统：%1</translation>
     </message>
@@ -6188,6 +6490,16 @@
         <location line="+8"/>
         <source>You</source>
         <translation>你</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Copy this message</source>
+        <translation>复制这条消息</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Copy</source>
+        <translation>复制</translation>
     </message>
 </context>
 <context>

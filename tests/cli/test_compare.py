@@ -44,7 +44,7 @@ def test_compare_reports_in_every_format_and_lists_shows_and_deletes(
     assert out.startswith("# SmolLM2 135M Instruct Q4_1 vs Gemma 3 270M (base) Q4_K_M")
     assert "| model | quant | ctx | TTFT ms | prompt tok/s | gen tok/s |" in out
     assert "| SmolLM2 135M Instruct Q4_1 | Q4_1 | 512 |" in out
-    assert "Comparing 2 models on 1 prompts, one model at a time (comparison 1)" in err
+    assert "Comparing 2 models on 1 prompt, one model at a time (comparison 1)" in err
     assert "[2/2] Gemma 3 270M (base) Q4_K_M · prompt 1/1:" in err
 
     with History.open() as history:
@@ -250,9 +250,7 @@ def test_the_progress_line_is_rewritten_in_place_on_a_terminal(
     progress(ContestantFailed(1, "The model could not be loaded.", "engine.load_failed"))
     progress.clear()
     text = stream.getvalue()
-    assert text.startswith(
-        "\rComparing 2 models on 1 prompts, one model at a time (comparison 7)\n"
-    )
+    assert text.startswith("\rComparing 2 models on 1 prompt, one model at a time (comparison 7)\n")
     assert "\r[0/2] loading SmolLM2 135M Instruct Q4_1" in text
     assert "\r[0/2] SmolLM2 135M Instruct Q4_1 · prompt 1/1 · 3 tokens" in text
     assert "\r[1/2] SmolLM2 135M Instruct Q4_1 · prompt 1/1: failed: boom" in text

@@ -56,6 +56,43 @@ def test_a_closed_pipe_ends_the_command_quietly(command: str, scout_home: Path) 
         (["run", "smollm2", "--prompt", "hi", "--max-tokens", "-5"], 2, "at least 1"),
         (["fit", "qwen2.5-7b:Q4_K_M"], 1, "did you mean 'qwen2.5-7b-instruct:Q4_K_M'"),
         (["bench", "smollm2", "--pp", "600", "--ctx", "512"], 2, "or 128 generated tokens."),
+        # Sampling settings that mean nothing, refused before anything loads (issue 23, 21).
+        (["run", "smollm2", "--prompt", "hi", "--temp", "-1"], 2, "temperature must be 0"),
+        (["run", "smollm2", "--prompt", "hi", "--top-p", "5"], 2, "at most 1, not 5."),
+        (["run", "smollm2", "--prompt", "hi", "--min-p", "-0.1"], 2, "Min-p must be between"),
+        (["run", "smollm2", "--prompt", "hi", "--repeat-penalty", "0"], 2, "more than 0"),
+        (
+            ["compare", "--models", "smollm2", "gemma3", "--prompt", "hi", "--temp", "-1"],
+            2,
+            "not -1.",
+        ),
+        (["compare", "--models", "smollm2@top_p=5", "gemma3", "--prompt", "hi"], 1, "not 5."),
+        (
+            ["fit", "smollm2", "--prompt-tokens", "999999", "--ctx", "4096"],
+            2,
+            "more than the context",
+        ),
+        (["run", "smollm3", "--prompt", "hi"], 1, "(did you mean 'smollm2'?)."),
+        (["vllm", "serve", "smollm2"], 2, "is a GGUF model run by llama.cpp; vLLM serves the AWQ"),
+        (["compare", "--show", "999"], 1, "There is no comparison 999 in the history."),
+        (["compare", "--delete", "999"], 1, "There is no comparison 999 in the history."),
+        (["compare", "--resume", "999"], 1, "There is no comparison 999 in the history."),
+        # The report's folder is checked before the comparison runs (issue 23, item 20).
+        (
+            [
+                "compare",
+                "--models",
+                "smollm2",
+                "gemma3",
+                "--prompt",
+                "hi",
+                "--out",
+                "/nonexistent/d/r.md",
+            ],
+            2,
+            "Cannot write the report to /nonexistent/d/r.md: there is no folder /nonexistent/d.",
+        ),
+        (["compare", "--rerun", "999", "--out", "{file}/r.csv"], 2, "there is no folder"),
     ],
 )
 def test_bad_input_is_one_sentence(
@@ -96,6 +133,31 @@ def test_more_threads_than_cpus_warns(capsys: pytest.CaptureFixture[str]) -> Non
     out, err = capsys.readouterr()
     assert f"{threads} threads is more than the" in err
     assert json.loads(out)["n_threads"] == threads
+
+
+def test_fit_with_more_threads_than_the_machine_has_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["fit", "smollm2", "--threads", "64", "--profile", "rtx-3060-12gb"]) == 0
+    out, err = capsys.readouterr()
+    assert "64 threads is more than the 12 logical CPUs" in err
+    assert "The estimate uses all of them." in err
+    assert "Verdict" in out
+    assert main(["fit", "smollm2", "--threads", "2", "--profile", "rtx-3060-12gb"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_an_endpoint_that_refuses_is_said_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    """No "[Errno 111]", no "running?.", no "1 repos"."""
+    assert main(["download", "a/b", "f.gguf", "--endpoint", "http://127.0.0.1:9"]) == 1
+    err = capsys.readouterr().err
+    assert "nothing answers at http://127.0.0.1:9 (is the local server running?)." in err
+    argv = ["catalog", "refresh", "--model", "smollm2-135m-instruct"]
+    assert main([*argv, "--endpoint", "http://127.0.0.1:9"]) == 1
+    out, err = capsys.readouterr()
+    assert "Verified 0 files in 1 repo from http://127.0.0.1:9" in out
+    assert "Errno" not in out + err
+    assert err.strip().endswith(": the connection was refused.")
 
 
 @pytest.mark.e2e

@@ -83,7 +83,7 @@ def test_a_log_gets_one_line_per_step(demo_paths: tuple[Path, Path], tmp_path: P
     text = (tmp_path / "log.txt").read_text(encoding="utf-8")
     assert "\r" not in text
     assert text.splitlines() == [
-        "Comparing 2 models on 1 prompts, one model at a time (comparison 7)",
+        "Comparing 2 models on 1 prompt, one model at a time (comparison 7)",
         "[0/2] loading SmolLM2",
         "Gemma 3 270M (base) Q4_K_M failed: not enough memory",
     ]

@@ -155,6 +155,50 @@ def test_bench_json_gives_mean_and_sd_over_repetitions(
     )
 
 
+def test_bench_shows_its_progress_as_download_does(
+    smollm2_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log or a pipe gets one line per step; a terminal one line rewritten in place; nothing
+    with --quiet. The results stay on stdout."""
+    argv = ["bench", str(smollm2_path), "--pp", "16", "--tg", "4", "-r", "2", "--json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["repetitions"] == 2
+    steps = err.splitlines()
+    label = "SmolLM2 135M Instruct Q4_1"
+    assert steps[:4] == [
+        f"{label}: loading the model…",
+        f"{label}: warm-up run (not counted)…",
+        f"{label}: run 1 of 2: prompt processing…",
+        f"{label}: run 1 of 2: generation…",
+    ]
+    assert steps[4].startswith(f"{label}: run 2 of 2: prompt processing… (last: pp ")
+    assert " t/s, tg " in steps[4]
+    assert steps[-1] == f"{label}: done: 2 runs measured"
+    assert "\r" not in err
+
+    assert main([*argv, "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["repetitions"] == 2
+    assert err == ""
+
+    master, slave = os.openpty()
+    terminal = os.fdopen(slave, "w", encoding="utf-8")
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setattr("sys.stderr", terminal)
+    try:
+        assert main(["bench", str(smollm2_path), "--pp", "16", "--tg", "4", "-r", "1"]) == 0
+        terminal.flush()
+        shown = os.read(master, 65536).decode("utf-8")
+    finally:
+        terminal.close()
+        os.close(master)
+    assert shown.count("\r") >= 4  # one line, rewritten at each step
+    assert shown.rstrip().endswith("done: 1 run measured")
+    assert "| pp16 |" not in shown  # the tables go to stdout
+    capsys.readouterr()
+
+
 def test_bench_markdown_looks_like_llama_bench(
     smollm2_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

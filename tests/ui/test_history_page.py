@@ -23,6 +23,7 @@ from desktop.core.hardware import load_profile
 from desktop.core.history import ContestantRecord, History, PromptRecord, settings_dict
 from desktop.core.workspace import Workspace
 from desktop.ui.main_window import MainWindow
+from desktop.ui.models.history_model import HistoryModel
 from desktop.ui.pages.compare import ComparePage
 from desktop.ui.pages.history import HistoryPage
 from desktop.ui.pages.playground import PlaygroundPage
@@ -211,8 +212,12 @@ def test_the_detail_shows_prompt_answer_measurements_settings_and_machine(
         "AMD Ryzen 5 5600X",  # the machine's snapshot
         "NVIDIA GeForce RTX 3060",
         str(tmp_path / "alpha.gguf"),
+        "RPC servers",  # every stored setting by its name in words, none as its key
+        "stop strings",
     ):
         assert expected in text, expected
+    for key in ("rpc_servers", "ignore_eos", "n_ctx", "top_p", "max_tokens"):
+        assert key not in text, key
     assert not page.open_button.isEnabled()  # Open is for comparisons
     assert page.rerun_button.isEnabled()
     assert page.delete_button.isEnabled()
@@ -230,6 +235,41 @@ def test_the_detail_shows_prompt_answer_measurements_settings_and_machine(
     shots = os.environ.get("LLM_SCOUT_SCREENSHOT_DIR")
     if shots:
         window.grab().save(str(Path(shots) / "history.png"))
+
+
+def test_every_column_of_the_list_is_in_sight_next_to_the_title(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A comparison's long list of models pushed the machine and the result out of the list
+    (issue 23, item 16): the models column is elided, its tooltip has them all."""
+    store_examples(tmp_path)
+    names = ["SmolLM2 135M Instruct Q4_1", "Gemma 3 270M (base) Q4_K_M", "Qwen2.5 7B Instruct"]
+    with History.open() as history:
+        history.create_comparison(
+            title="Three models",
+            mode="fair",
+            contestants=[
+                ContestantRecord(name, str(model_file(tmp_path, f"{i}.gguf")), {})
+                for i, name in enumerate(names)
+            ],
+            prompts=[PromptRecord("Name a fruit.")],
+            machine="test machine",
+        )
+    page = history_page(qtbot, window)
+    table = page.table
+    header = table.horizontalHeader()
+    qtbot.waitUntil(lambda: page.model.rowCount() == 4, timeout=READ_MS)
+    model = page.model
+    row = next(r for r in range(model.rowCount()) if model.items[r].title == "Three models")
+    models = model.index(row, HistoryModel.COL_MODELS)
+    assert model.data(models, Qt.ItemDataRole.ToolTipRole) == ", ".join(names)
+    qtbot.waitUntil(lambda: header.length() <= table.viewport().width(), timeout=READ_MS)
+    for column in range(model.columnCount()):
+        assert header.sectionSize(column) > 0
+        assert header.sectionViewportPosition(column) + header.sectionSize(column) <= (
+            table.viewport().width()
+        ), model.headerData(column, Qt.Orientation.Horizontal)
+    assert header.sectionSize(HistoryModel.COL_TITLE) >= header.sectionSize(HistoryModel.COL_KIND)
 
 
 def test_an_answer_cut_off_is_marked(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ switching the language in the Settings page rebuilds the real window in Chinese 
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from PySide6.QtCore import QLocale, Qt
@@ -25,6 +26,7 @@ from desktop.ui.app import Controller
 from desktop.ui.i18n import install_language, qm_path
 from desktop.ui.main_window import MainWindow
 from desktop.ui.models.catalog_model import CatalogTableModel
+from desktop.ui.pages.compare import ComparePage
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "resources" / "i18n" / "llm_scout_zh_CN.ts"
@@ -119,6 +121,103 @@ def test_no_translated_string_hides_in_an_f_string() -> None:
     assert not found, "tr() inside an f-string: " + ", ".join(found)
 
 
+def non_literal_translations(path: Path) -> list[int]:
+    """Lines of ``tr(x)``/``translate(context, x)`` calls whose text is not a string literal:
+    lupdate cannot see those (a helper ``_tr(text)`` wrapping ``translate`` hid sentences)."""
+    out = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # A class's own ``def tr(self, text)`` (lupdate reads its callers' ``self.tr("...")``).
+    wrappers = {
+        id(call)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef) and f.name == "tr"
+        for call in ast.walk(f)
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        if id(node) in wrappers:
+            continue
+        name = node.func.attr
+        index = {"tr": 0, "translate": 1}.get(name)
+        if index is None or len(node.args) <= index:
+            continue
+        text = node.args[index]
+        if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+            out.append(node.lineno)
+    return out
+
+
+def test_every_translated_text_is_a_literal_lupdate_can_see() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "desktop" / "ui").rglob("*.py"))
+        for line in non_literal_translations(path)
+    ]
+    assert not found, "tr()/translate() of a variable (lupdate cannot see it): " + ", ".join(found)
+
+
+def test_the_models_and_load_panels_sentences_are_in_chinese(
+    qapp: QApplication, english_after: None
+) -> None:
+    """Sentences translated through a helper lupdate could not see were English in Chinese."""
+    from desktop.ui.models.catalog_model import verdict_tooltip
+    from desktop.ui.widgets.load_texts import prediction
+
+    entry = cast(Any, SimpleNamespace(estimated=False))
+    fit = cast(
+        FitResult,
+        SimpleNamespace(
+            verdict="cpu",
+            unsupported="",
+            ram_bytes=200 << 20,
+            vram_bytes=0,
+            tokens_per_s=50.0,
+            load_seconds=0.2,
+        ),
+    )
+    assert install_language(qapp, "zh_CN") == "zh_CN"
+    assert verdict_tooltip(entry) == "正在估算…"
+    assert prediction(fit, "本机").startswith("本机 的预测：")  # the Playground's load panel
+    assert "内存 ≈200" in prediction(fit, "本机")
+    install_language(qapp, "en")
+    assert verdict_tooltip(entry) == "Estimating…"
+    assert prediction(fit, "here").startswith("predicted for here: ")
+
+
+def test_the_slow_generation_warning_is_in_the_windows_language(
+    qapp: QApplication, english_after: None
+) -> None:
+    """The Playground's warning under the answer's figures was the core's English sentence."""
+    from desktop.core.engine import CpuUse, GenerationMetrics, RunReport
+    from desktop.ui.widgets.metrics_panel import slow_run_text
+
+    metrics = GenerationMetrics(
+        ttft_ms=10.0,
+        prompt_tokens=8,
+        prompt_tokens_per_s=100.0,
+        generated_tokens=64,
+        tokens_per_s=12.0,
+        per_second=(),
+        t_first=0.0,
+        t_last=64 / 12.0,
+    )
+    busy = CpuUse(wall_s=10.0, worker_cpu_s=12.0, others_cpu_s=15.0, usable_cpus=2, n_threads=2)
+    report = RunReport(
+        text="x", metrics=metrics, predicted_tokens_per_s=60.0, n_threads=2, cpu=busy
+    )
+    slow = RunReport(text="x", metrics=metrics, predicted_tokens_per_s=60.0, n_threads=2)
+    assert install_language(qapp, "zh_CN") == "zh_CN"
+    assert slow_run_text(report) == (
+        "生成速度只有预测的 20%：回答期间其他程序占用了 2 个 CPU 中的 1.5 个，"
+        "因此这次运行不用于校准估算。"
+    )
+    assert (slow_run_text(slow) or "").endswith("（2 个线程）。")
+    install_language(qapp, "en")
+    assert slow_run_text(report) == report.speed_warning()  # the core's words, in English
+    assert slow_run_text(slow) == slow.speed_warning()
+
+
 def test_the_qm_is_built_from_the_ts(tmp_path: Path) -> None:
     built = tmp_path / "zh_CN.qm"
     subprocess.run(
@@ -211,8 +310,25 @@ def test_switching_to_chinese_in_settings_rebuilds_the_window(
     assert combo.currentData() == "zh_CN"
     assert combo.itemText(0) == "跟随系统语言"
     assert chinese.profile_combo.itemText(0) == "本机"
+    # The built-in prompt suites in Chinese: titles, language and description (issue 23, 16).
+    page = chinese.show_page("compare")
+    assert isinstance(page, ComparePage)
+    suites = page.setup.suite_combo
+    qtbot.waitUntil(lambda: suites.findData("coding") >= 0, timeout=30_000)
+    assert suites.itemText(suites.findData("coding")).startswith("编程")
+    assert suites.itemText(suites.findData("general-en")).startswith("通用（英文）")
+    suites.setCurrentIndex(suites.findData("chinese"))
+    suites.activated.emit(suites.currentIndex())
+    label = page.setup.suite_label.text()
+    assert "中文 · 简体中文的推理、写作和常识。" in label
+    assert "Reasoning" not in label
 
     back = choose_language(qtbot, controller, "en")
     assert sidebar_texts(back)[:4] == ["Hardware", "Models", "Downloads", "Library"]
     assert models_headers(back)[CatalogTableModel.COL_VERDICT] == "Verdict"
     assert back.profile_combo.itemText(0) == "This machine"
+    page = back.show_page("compare")
+    assert isinstance(page, ComparePage)
+    suites = page.setup.suite_combo
+    qtbot.waitUntil(lambda: suites.findData("chinese") >= 0, timeout=30_000)
+    assert suites.itemText(suites.findData("chinese")).startswith("Chinese (reasoning")

@@ -206,6 +206,19 @@ def test_search_words_must_all_match_names_and_quants(
     assert page.proxy.rowCount() == page.model.rowCount()
 
 
+def test_a_long_name_keeps_its_size_in_sight(qtbot: QtBot, page: ModelsPage) -> None:
+    """ "DeepSeek-R1 Distill Qwen 1…" hid 1.5B against 14B (issue 23, item 16)."""
+    qtbot.keyClicks(page.bar.search_edit, "deepseek distill qwen")
+    names = {r.model.name for r in visible(page)}
+    assert {"DeepSeek-R1 Distill Qwen 1.5B", "DeepSeek-R1 Distill Qwen 14B"} <= names
+    table = page.table
+    width = table.horizontalHeader().sectionSize(CatalogTableModel.COL_MODEL) - 12
+    metrics = table.fontMetrics()
+    for name in ("DeepSeek-R1 Distill Qwen 1.5B", "DeepSeek-R1 Distill Qwen 14B"):
+        shown = metrics.elidedText(name, table.textElideMode(), width)
+        assert shown.endswith(name.rsplit(" ", 1)[1]), shown  # the size is in sight
+
+
 def spy_estimates(page: ModelsPage, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, bool]]:
     """The page's requests for a new estimate from now on, but for the library's (the Library
     page's first scan may emit library_changed at any time)."""

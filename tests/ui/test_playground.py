@@ -19,7 +19,7 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFontInfo, QTextCursor
-from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox
+from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.engine import Answer, RunReport, default_threads
@@ -169,6 +169,7 @@ def test_the_settings_are_prefilled_from_the_fit(
     assert page.model is not None
     assert page.model.has_template
     assert panel.template_combo.itemText(0) == "the file's own"
+    assert not panel.base_note.isVisible()  # a chat model
     assert panel.ctx_spin.value() == window.state.settings.default_ctx
     machine = window.state.this_machine
     assert machine is not None
@@ -328,7 +329,13 @@ def test_gemma_without_a_template_answers_through_the_fallback(
     choose(qtbot, page, gemma3_path)
     assert page.model is not None
     assert page.model.has_template is False
-    assert page.load_panel.template_combo.itemText(0) == "by architecture: gemma"
+    panel = page.load_panel
+    assert panel.template_combo.itemText(0) == "by architecture: gemma"
+    # Shown whole (it was cut to "by architecture"), and the base model said where it is chosen.
+    shown = panel.template_combo.fontMetrics().horizontalAdvance("by architecture: gemma")
+    assert panel.template_combo.width() > shown
+    assert panel.base_note.isVisible()
+    assert panel.base_note.text().startswith("⚠ Base model, not for chat")
     loaded = load(qtbot, page, gemma3_path, n_ctx=512)
     assert loaded.template_source == "family"
     assert loaded.template_name == "gemma"
@@ -482,9 +489,67 @@ def test_a_saved_transcript_has_the_settings_and_the_metrics(
         assert page.regenerate()
     assert page.conversation is not None
     assert len(page.conversation.turns) == 1
-    page.clear_conversation()
-    assert page.conversation.turns == []
+    said = page.conversation.turns[0].answer
+
+    # Copy puts plain Markdown on the clipboard (no <sub> tags); each message has its own Copy.
+    clipboard = QApplication.clipboard()
+    qtbot.mouseClick(page.chat.copy_button, Qt.MouseButton.LeftButton)
+    copied = clipboard.text()
+    assert copied.startswith("# Chat with ")
+    assert "<sub>" not in copied
+    assert said in copied
+    links = copy_links(page.transcript)
+    assert len(links) == 2  # the question and the answer
+    click_link(qtbot, page.transcript, links[1])
+    assert clipboard.text() == said
+    click_link(qtbot, page.transcript, links[0])
+    assert clipboard.text() == "Name three colours."
+
+    # Clear asks first: Cancel keeps the conversation, Clear forgets it.
+    qtbot.mouseClick(page.chat.clear_button, Qt.MouseButton.LeftButton)
+    box = page.findChild(QMessageBox, "clearBox")
+    assert box is not None
+    qtbot.waitUntil(box.isVisible)
+    assert box.text() == "Clear the conversation (one answer)?"
+    qtbot.mouseClick(box.button(QMessageBox.StandardButton.Cancel), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.findChild(QMessageBox, "clearBox") is None)  # answered, gone
+    assert len(page.conversation.turns) == 1
+    assert "Name three colours." in page.transcript.toPlainText()
+    qtbot.mouseClick(page.chat.clear_button, Qt.MouseButton.LeftButton)
+    box = page.findChild(QMessageBox, "clearBox")
+    assert box is not None
+    qtbot.waitUntil(box.isVisible)
+    confirm = box.findChild(QPushButton, "confirmClearButton")
+    assert confirm is not None
+    qtbot.mouseClick(confirm, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.conversation is not None and page.conversation.turns == [])
     assert "Name three colours." not in page.transcript.toPlainText()
+    assert page.transcript.messages == []
+
+
+def copy_links(view: TranscriptView) -> list[int]:
+    """Positions of the messages' Copy links in the transcript, in order."""
+    found = []
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().anchorHref().startswith("copy:"):
+                found.append(fragment.position() + 2)  # inside the word
+            it += 1
+        block = block.next()
+    return found
+
+
+def click_link(qtbot: QtBot, view: TranscriptView, position: int) -> None:
+    cursor = view.textCursor()
+    cursor.setPosition(position)
+    view.ensureCursorVisible()
+    view.setTextCursor(cursor)
+    view.ensureCursorVisible()
+    rect = view.cursorRect(cursor)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
 def choose_live_redraw(window: MainWindow, key: str) -> None:

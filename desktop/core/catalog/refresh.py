@@ -418,8 +418,12 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
 
 
 def _reason(exc: BaseException) -> str:
+    """A connection error in words: "the connection was refused", not "[Errno 111] ..."."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text.rstrip(".")
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", text).rstrip(".")
+    if isinstance(exc, ConnectionRefusedError) or text.lower() == "connection refused":
+        return "the connection was refused"
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
 def _now() -> str:

@@ -258,9 +258,10 @@ class Catalog:
     def _ids(self) -> list[str]:
         return [m.id for m in self.models]
 
-    def suggestions(self, word: str) -> str:
-        """The tail ' (did you mean ...?)' with model and variant ids close to ``word``, or ""."""
-        return _suggest(word, [*self._ids(), *self._by_variant])
+    def suggestions(self, word: str, also: Sequence[str] = ()) -> str:
+        """The tail ' (did you mean ...?)' with model and variant ids (and the names in ``also``,
+        such as the demo keys) close to ``word``, or ""."""
+        return _suggest(word, [*also, *self._ids(), *self._by_variant])
 
 
 def _suggest(word: str, candidates: Sequence[str]) -> str:

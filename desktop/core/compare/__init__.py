@@ -61,6 +61,7 @@ from desktop.core.compare.persist import info_of, open_comparison, record_vote
 from desktop.core.compare.plan import ComparisonPlan, rerun_plan, resume_plan
 from desktop.core.compare.report import (
     ReportFormat,
+    check_report_path,
     render,
     report_format,
     summary_cells,
@@ -151,6 +152,7 @@ __all__ = [
     "build_document",
     "builtin_names",
     "check_parallel",
+    "check_report_path",
     "context_for",
     "default_load",
     "default_sampling",

@@ -28,6 +28,7 @@ from desktop.core.compare.errors import CompareError
 from desktop.core.engine import (
     LoadSettings,
     RemoteEndpoint,
+    check_sampling,
     endpoint_from_spec,
     is_remote_spec,
 )
@@ -168,10 +169,9 @@ class Contestant:
         try:
             new_load = dataclasses.replace(self.load, **load)
             new_sampling = dataclasses.replace(self.sampling, **sampling)
+            check_sampling(new_sampling)
         except ScoutError as exc:
             raise CompareError(exc.message, kind="compare.option") from exc
-        if new_sampling.max_tokens < 1:
-            raise CompareError("max_tokens must be at least 1.", kind="compare.option")
         return dataclasses.replace(
             self, load=new_load, sampling=new_sampling, name=own.get("name", self.name)
         )

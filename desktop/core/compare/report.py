@@ -73,6 +73,34 @@ def report_format(path: Path) -> ReportFormat:
     return found
 
 
+def check_report_path(path: Path) -> ReportFormat:
+    """The report's format, once its file could be written (before a comparison runs, so that
+    a typo in the folder costs nothing): CompareError for a name without a report extension, a
+    folder that is not there, a folder in its place, or a folder this user cannot write to."""
+    fmt = report_format(path)
+    folder = path.parent
+    if path.is_dir():
+        raise CompareError(f"{path} is a folder; name the report file.", kind="compare.option")
+    if not folder.is_dir():
+        raise CompareError(
+            f"Cannot write the report to {path}: there is no folder {folder}.",
+            kind="compare.option",
+        )
+    probe = path.with_name(f".{path.name}.tmp")  # the very file write_report writes first
+    try:
+        with probe.open("x", encoding="utf-8"):
+            pass
+    except FileExistsError:
+        pass  # a leftover of an earlier run: write_report replaces it
+    except OSError as exc:
+        raise CompareError(
+            f"Cannot write the report to {path}: {exc.strerror or exc}.", kind="compare.option"
+        ) from exc
+    else:
+        probe.unlink(missing_ok=True)
+    return fmt
+
+
 def render(result: ComparisonResult, fmt: ReportFormat) -> str:
     if fmt == "csv":
         return to_csv(result)

@@ -20,6 +20,7 @@ import dataclasses
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 
 from desktop.core.compare.checks import score
@@ -148,6 +149,8 @@ class CompareRunner:
             threads = parallel_threads(plan.contestants, self.profile)
         if plan.blind and self._blind is None:
             self._blind = BlindLabels.shuffled(len(plan.contestants), plan.blind_seed)
+        if self._created_at is None:  # a new comparison: its reports are dated from now
+            self._created_at = time.time()
         self._store_start()
         todo = {
             c: [q for q in range(len(plan.prompts)) if (c, q) not in self._answers]
@@ -224,6 +227,7 @@ class CompareRunner:
             options={"blind": self.plan.blind},
             profile=self.profile,
             machine=self.machine,
+            created_at=self._created_at,
         )
 
     def _store_status(self, status: str) -> None:

@@ -20,10 +20,16 @@ from desktop.core.engine import protocol
 
 if TYPE_CHECKING:
     from desktop.core.engine.backend import EngineBackend, Measures
-    from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
+    from desktop.core.engine.bench import (
+        BenchProgress,
+        BenchResult,
+        BenchRun,
+        BenchSettings,
+        run_bench,
+    )
     from desktop.core.engine.chat import Answer, Conversation, Turn, worker_gone
     from desktop.core.engine.client import EngineClient, worker_command
-    from desktop.core.engine.cpu_threads import default_threads
+    from desktop.core.engine.cpu_threads import default_threads, too_many_threads
     from desktop.core.engine.cpu_use import CpuUse
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
     from desktop.core.engine.log_lines import log_excerpt
@@ -62,6 +68,7 @@ if TYPE_CHECKING:
         LoadSettings,
         Prediction,
         Session,
+        check_sampling,
         engine_info,
     )
     from desktop.core.engine.templates import family_template_name, template_names
@@ -72,12 +79,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Conversation": ("chat", "Conversation"),
     "Turn": ("chat", "Turn"),
     "worker_gone": ("chat", "worker_gone"),
+    "BenchProgress": ("bench", "BenchProgress"),
     "BenchResult": ("bench", "BenchResult"),
     "BenchRun": ("bench", "BenchRun"),
     "BenchSettings": ("bench", "BenchSettings"),
     "run_bench": ("bench", "run_bench"),
     "EngineClient": ("client", "EngineClient"),
     "default_threads": ("cpu_threads", "default_threads"),
+    "too_many_threads": ("cpu_threads", "too_many_threads"),
     "CpuUse": ("cpu_use", "CpuUse"),
     "worker_command": ("client", "worker_command"),
     "BufferProjection": ("dryrun", "BufferProjection"),
@@ -121,6 +130,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Session": ("run", "Session"),
     "EngineInfo": ("run", "EngineInfo"),
     "engine_info": ("run", "engine_info"),
+    "check_sampling": ("run", "check_sampling"),
     "family_template_name": ("templates", "family_template_name"),
     "template_names": ("templates", "template_names"),
     "worker_main": ("worker", "main"),
@@ -130,6 +140,7 @@ __all__ = [
     "LIVE_WINDOW_S",
     "READY_TIMEOUT_S",
     "Answer",
+    "BenchProgress",
     "BenchResult",
     "BenchRun",
     "BenchSettings",
@@ -162,6 +173,7 @@ __all__ = [
     "WorkerError",
     "add_rpc_server_arguments",
     "add_rpc_servers",
+    "check_sampling",
     "cross_check",
     "default_threads",
     "dry_run",
@@ -179,6 +191,7 @@ __all__ = [
     "served_models",
     "supports_rpc",
     "template_names",
+    "too_many_threads",
     "vllm_available",
     "vllm_server",
     "worker_command",

@@ -14,8 +14,9 @@ prediction for the same settings and the bandwidth roofline for this hardware.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,19 @@ class BenchSettings:
                 f"--ctx {n_ctx} cannot hold {self.pp} prompt tokens or {self.tg} generated tokens."
             )
         return n_ctx
+
+
+@dataclass(frozen=True)
+class BenchProgress:
+    """Where a benchmark is: ``step`` is ``load``, ``warmup``, ``pp`` or ``tg``; ``run`` the
+    repetition (1-based, 0 for the load and the warm-up) of ``repetitions``; ``done`` the
+    measured runs finished so far, ``last`` the last one (None before the first)."""
+
+    step: str
+    run: int
+    repetitions: int
+    done: int
+    last: BenchRun | None = None
 
 
 @dataclass(frozen=True)
@@ -150,22 +164,39 @@ def run_bench(
     target: FitTarget | None = None,
     profile: HardwareProfile | None = None,
     client: EngineBackend | None = None,
+    on_progress: Callable[[BenchProgress], None] | None = None,
 ) -> BenchResult:
     """Load ``path`` once, warm up, run the tests ``settings.repetitions`` times. ``client``: a
     remote engine (``path`` its base URL); its vocabulary is unknown here, so the prompt is
-    text of about ``pp`` tokens and the server's usage says how many it was."""
+    text of about ``pp`` tokens and the server's usage says how many it was. ``on_progress``
+    hears each step as it starts (and each finished run), on the caller's thread."""
     sources: set[str] = set()
+    total = settings.repetitions
+    runs_done: list[BenchRun] = []
+
+    def tell(step: str, run: int) -> None:
+        if on_progress is not None:
+            last = runs_done[-1] if runs_done else None
+            on_progress(BenchProgress(step, run, total, len(runs_done), last))
+
+    tell("load", 0)
     with Session(path, load, target=target, profile=profile, client=client) as session:
         loaded = session.open()
         prompt: list[int] | str = (
             bench_prompt(settings.pp, loaded.n_vocab) if loaded.n_vocab else bench_text(settings.pp)
         )
+        tell("warmup", 0)
         _one_run(session, prompt, settings.tg, sources)  # warm-up, not counted
         session.client.sample_memory()
         counted_from = time.perf_counter()
-        runs = tuple(
-            _one_run(session, prompt, settings.tg, sources) for _ in range(settings.repetitions)
-        )
+        for run in range(1, total + 1):
+            runs_done.append(
+                _one_run(
+                    session, prompt, settings.tg, sources, on_step=functools.partial(tell, run=run)
+                )
+            )
+        tell("done", total)
+        runs = tuple(runs_done)
         session.client.sample_memory()
         counted_to = time.perf_counter()
         samples = session.client.memory_snapshot(since=session.loaded_at)
@@ -223,11 +254,19 @@ def _finish(session: Session, request_params: p.SamplingParams, tokens: list[int
 
 
 def _one_run(
-    session: Session, prompt: list[int] | str, tg: int, sources: set[str] | None = None
+    session: Session,
+    prompt: list[int] | str,
+    tg: int,
+    sources: set[str] | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> BenchRun:
+    if on_step is not None:
+        on_step("pp")
     pp_params = p.SamplingParams(temperature=0.0, max_tokens=1, ignore_eos=True, seed=1)
     pp_request, pp_done = _finish(session, pp_params, prompt)
     ttft = pp_request.meter.ttft_ms()
+    if on_step is not None:
+        on_step("tg")
     tg_params = p.SamplingParams(temperature=0.0, max_tokens=tg, ignore_eos=True, seed=1)
     tg_request, _ = _finish(session, tg_params, prompt[:1] if isinstance(prompt, list) else "the")
     tg_rate = (

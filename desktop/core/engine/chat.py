@@ -244,7 +244,8 @@ class Conversation:
         return " · ".join(parts)
 
     def to_markdown(self, title: str) -> str:
-        lines = [f"# {title}", "", f"<sub>{self.settings_line()}</sub>", ""]
+        # Plain Markdown only (no HTML such as <sub>): it is pasted into chats and editors.
+        lines = [f"# {title}", "", f"_{self.settings_line()}_", ""]
         if self.system:
             lines += [f"**System:** {self.system}", ""]
         for turn in self.turns:
@@ -255,8 +256,8 @@ class Conversation:
                 rate = "-" if m.tokens_per_s is None else f"{m.tokens_per_s:.1f}"
                 ttft = "-" if m.ttft_ms is None else f"{m.ttft_ms:.0f}"
                 lines += [
-                    f"<sub>{m.generated_tokens} tokens, {rate} tokens/s, TTFT {ttft} ms, "
-                    f"stop: {turn.finish_reason}</sub>",
+                    f"_{m.generated_tokens} tokens, {rate} tokens/s, TTFT {ttft} ms, "
+                    f"stop: {turn.finish_reason}_",
                     "",
                 ]
         return "\n".join(lines).rstrip() + "\n"

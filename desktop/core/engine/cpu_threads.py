@@ -31,3 +31,14 @@ def default_threads(asked: int | None = None) -> int:
     """The threads a load (or an RPC server) runs with: ``asked`` when it is a positive number
     (a ``--threads`` option, a setting, a load command), else :func:`physical_cores`."""
     return asked if asked is not None and asked > 0 else physical_cores()
+
+
+def too_many_threads(asked: int | None, logical: int) -> str | None:
+    """The warning for ``asked`` threads on a machine with ``logical`` CPUs (None when they
+    fit): llama.cpp gets slower, not faster, with more threads than cores."""
+    if asked is None or asked <= logical:
+        return None
+    return (
+        f"{asked} threads is more than the {logical} logical CPUs; "
+        "llama.cpp gets slower, not faster, with more threads than cores."
+    )

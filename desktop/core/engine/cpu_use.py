@@ -74,17 +74,28 @@ class CpuUse:
             return None
         return self.worker_cpus / min(self.n_threads, self.usable_cpus)
 
-    def busy_reason(self, cpu_bound: bool = True) -> str | None:
-        """Why this run was made under contention (one clause), or None when it was not."""
+    def busy_kind(self, cpu_bound: bool = True) -> str | None:
+        """Whether this run was made under contention: ``others`` (other programs used the CPUs
+        llama.cpp needed), ``starved`` (its threads got too little CPU time), or None."""
         threads = min(self.n_threads or self.usable_cpus, self.usable_cpus)
         spare = self.usable_cpus - threads if cpu_bound else self.usable_cpus - 1
         if self.others_cpus > max(0, spare) + OTHERS_MARGIN_CPUS:
+            return "others"
+        share = self.thread_share
+        if cpu_bound and share is not None and share < MIN_THREAD_SHARE:
+            return "starved"
+        return None
+
+    def busy_reason(self, cpu_bound: bool = True) -> str | None:
+        """Why this run was made under contention (one clause), or None when it was not."""
+        kind = self.busy_kind(cpu_bound)
+        if kind == "others":
             return (
                 f"other programs used {self.others_cpus:.1f} of the {self.usable_cpus} CPUs "
                 "during the answer"
             )
-        share = self.thread_share
-        if cpu_bound and share is not None and share < MIN_THREAD_SHARE:
+        if kind == "starved":
+            share = self.thread_share or 0.0
             return f"llama.cpp's threads got only {share:.0%} of the CPU time they could use"
         return None
 

@@ -415,23 +415,34 @@ class RunReport:
             cpu_bound=cpu_bound,
         )
 
-    def speed_warning(self, min_tokens: int = 16) -> str | None:
-        """A sentence when generation ran at under half the predicted speed (over at least
-        ``min_tokens`` tokens, below that the measurement says little), with the likely causes."""
+    def slow_run(self, min_tokens: int = 16) -> SlowRun | None:
+        """The facts behind :meth:`speed_warning` (each front end words them), or None."""
         measured, predicted = self.metrics.tokens_per_s, self.predicted_tokens_per_s
         if measured is None or not predicted or self.metrics.generated_tokens < min_tokens:
             return None
-        busy = self.busy_reason
+        busy = self.cpu.busy_kind(self.cpu_bound) if self.cpu is not None else None
         if busy is not None and measured < predicted * 0.9:
-            return (
-                f"Generation ran at {measured / predicted:.0%} of the predicted speed: {busy}, "
-                "so this run does not calibrate the estimates."
-            )
+            return SlowRun(measured / predicted, busy, self.cpu, self.n_threads)
         if measured >= predicted / 2:
             return None
+        return SlowRun(measured / predicted, None, self.cpu, self.n_threads)
+
+    def speed_warning(self, min_tokens: int = 16) -> str | None:
+        """A sentence when generation ran at under half the predicted speed (over at least
+        ``min_tokens`` tokens, below that the measurement says little), with the likely causes;
+        under contention (then the run does not calibrate) below 90% already."""
+        slow = self.slow_run(min_tokens)
+        if slow is None:
+            return None
+        share = slow.share_text
+        if slow.busy is not None:
+            return (
+                f"Generation ran at {share} of the predicted speed: {self.busy_reason}, "
+                "so this run does not calibrate the estimates."
+            )
         threads = f" ({self.n_threads} threads)" if self.n_threads else ""
         return (
-            f"Generation ran at {measured / predicted:.0%} of the predicted speed: other "
+            f"Generation ran at {share} of the predicted speed: other "
             "programs may be using the CPU or GPU, the machine may be throttling (heat, power "
             f"saving), or the run used fewer threads than the machine has cores{threads}."
         )
@@ -484,3 +495,20 @@ class RunReport:
             "kv_cache_usage_pct": self.kv_cache_usage_pct,
             "cpu": self.cpu.to_dict(self.cpu_bound) if self.cpu is not None else None,
         }
+
+
+@dataclass(frozen=True)
+class SlowRun:
+    """A generation well under its predicted speed: ``share`` of it (measured / predicted);
+    ``busy``: ``others`` or ``starved`` when it ran under contention (see
+    :meth:`CpuUse.busy_kind`; such a run does not calibrate), None when the cause is unknown."""
+
+    share: float
+    busy: str | None
+    cpu: CpuUse | None
+    n_threads: int | None
+
+    @property
+    def share_text(self) -> str:
+        """The share in words: "6%", or "under 1%" (never "0%")."""
+        return "under 1%" if f"{self.share:.0%}" == "0%" else f"{self.share:.0%}"

@@ -70,6 +70,26 @@ class LoadSettings:
         check_flash_attn(self.cache_type, self.flash_attn)
 
 
+def check_sampling(params: p.SamplingParams) -> None:
+    """UsageError (one sentence) for sampling settings llama.cpp would take silently but that
+    mean nothing: a negative temperature, top-p or min-p outside 0..1, a negative top-k, a
+    repeat penalty of 0 or less, fewer than one token."""
+    if not params.temperature >= 0:
+        raise UsageError(f"The temperature must be 0 (greedy) or more, not {params.temperature:g}.")
+    if not 0 < params.top_p <= 1:
+        raise UsageError(f"Top-p must be more than 0 and at most 1, not {params.top_p:g}.")
+    if not 0 <= params.min_p <= 1:
+        raise UsageError(f"Min-p must be between 0 and 1, not {params.min_p:g}.")
+    if params.top_k < 0:
+        raise UsageError(f"Top-k must be 0 (off) or more, not {params.top_k}.")
+    if not params.repeat_penalty > 0:
+        raise UsageError(
+            f"The repeat penalty must be more than 0 (1: none), not {params.repeat_penalty:g}."
+        )
+    if params.max_tokens < 1:
+        raise UsageError(f"The most tokens per answer must be at least 1, not {params.max_tokens}.")
+
+
 @dataclass(frozen=True)
 class Prediction:
     """What the fit estimator predicts for one load and run; None where it cannot say."""

@@ -199,11 +199,13 @@ class History(MachineQueries):
         options: Mapping[str, Any] | None = None,
         profile: HardwareProfile | None = None,
         machine: str = "",
+        created_at: float | None = None,
     ) -> int:
         """Store a new comparison (status ``running``) before its first answer; contestants
-        and prompts are numbered in the order given. Returns its id."""
+        and prompts are numbered in the order given. ``created_at``: when it started (the
+        runner's clock, which its reports say), else now. Returns its id."""
         machine_id = self.machine_id(profile, machine)
-        now = time.time()
+        now = time.time() if created_at is None else created_at
         with self.store.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO comparisons (title, created_at, updated_at, mode, suite, status, "

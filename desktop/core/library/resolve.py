@@ -162,10 +162,11 @@ class ModelResolver:
         else:
             found = self.catalog.get(spec)
             if found is None:
-                keys = ", ".join(d.key.split("-", 1)[0] for d in self.demos) or "none here"
+                short = [d.key.split("-", 1)[0] for d in self.demos]
+                keys = ", ".join(short) or "none here"
                 raise ModelNotFound(
-                    f"{spec} is neither a model file, a catalog model or variant id "
-                    f"(model:QUANT), nor a demo model ({keys}){self.catalog.suggestions(spec)}."
+                    f"{spec} is neither a model file, a catalog model or variant id (model:QUANT), "
+                    f"nor a demo model ({keys}){self.catalog.suggestions(spec, also=short)}."
                 )
             model, variant = found, found.variant_for(DEFAULT_QUANT) or found.variants[0]
         return self.for_variant(model, variant, spec=spec)

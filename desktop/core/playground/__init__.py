@@ -9,7 +9,12 @@ keeps them, and transcripts saved as Markdown or JSON. Depends on engine (sessio
 (predictions, calibration), library and catalog (model files), hardware and history.
 """
 
-from desktop.core.playground.facts import ModelFacts, local_models, read_model_facts
+from desktop.core.playground.facts import (
+    ModelFacts,
+    local_models,
+    read_model_facts,
+    without_chat_template,
+)
 from desktop.core.playground.feed import Drained, EngineFeed
 from desktop.core.playground.pace import (
     ACTIVE_TICK_MS,
@@ -62,5 +67,6 @@ __all__ = [
     "read_model_facts",
     "store_answer",
     "transcript_document",
+    "without_chat_template",
     "write_transcript",
 ]

@@ -109,3 +109,19 @@ def local_models(
             seen.add(path)
             found.append((entry.display_name or entry.file_name, path))
     return found
+
+
+def without_chat_template(paths: Sequence[str]) -> set[str]:
+    """The GGUF files among ``paths`` with no chat template (off the GUI thread: it reads their
+    headers): most likely base models, made to continue text rather than to chat. A file that
+    cannot be read is left out (its load will say what is wrong)."""
+    from desktop.core.gguf import read_gguf
+
+    found = set()
+    for path in paths:
+        try:
+            if not read_gguf(path).has_chat_template:
+                found.add(path)
+        except (ScoutError, OSError) as exc:
+            log.info("cannot tell whether %s has a chat template: %s", path, exc)
+    return found

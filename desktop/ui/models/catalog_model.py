@@ -56,10 +56,6 @@ PAST_TRAINED = "⚠"
 _VERDICT_RANK = {"gpu": 0.0, "partial": 1.0, "cpu": 2.0, "no": 3.0}
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("CatalogTableModel", text)
-
-
 @dataclass(frozen=True)
 class CatalogEntry:
     """One variant and what is known about it here.
@@ -162,7 +158,7 @@ def widest_verdict() -> str:
 
 def verdict_tooltip(entry: CatalogEntry) -> str:
     if not entry.estimated:
-        return _tr("Estimating…")
+        return QCoreApplication.translate("CatalogTableModel", "Estimating…")
     lines = [fmt.verdict_tooltip(entry.fit)]
     if entry.fit is None and entry.error:
         lines.append(entry.error)
@@ -170,7 +166,10 @@ def verdict_tooltip(entry: CatalogEntry) -> str:
         lines.extend(entry.fit.reasons[:2])
     if entry.fit is not None and entry.past_trained_context:
         lines.append(
-            _tr("%1 tokens is past the %2 the model was trained for; answers may degrade.")
+            QCoreApplication.translate(
+                "CatalogTableModel",
+                "%1 tokens is past the %2 the model was trained for; answers may degrade.",
+            )
             .replace("%1", fmt.integer(entry.fit.n_ctx))
             .replace("%2", fmt.integer(entry.fit.n_ctx_train))
         )
@@ -258,7 +257,10 @@ class CatalogCells(_Columns):
             found = fits.get(entry.variant_id)
             path, origin = installed.get(entry.variant_id, (None, ""))
             if found is None:
-                error = _tr("There are not enough facts about this variant to estimate it.")
+                error = QCoreApplication.translate(
+                    "CatalogTableModel",
+                    "There are not enough facts about this variant to estimate it.",
+                )
                 updated.append(
                     CatalogEntry(
                         entry.model, entry.variant, None, error, path, origin, False, n_ctx

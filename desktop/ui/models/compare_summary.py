@@ -145,8 +145,9 @@ class SummaryModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and row.status == "failed":
             return QColor(FAILED_COLOR)
-        if role == Qt.ItemDataRole.ToolTipRole and column == self.COL_MODEL and row.reason:
-            return row.reason
+        if role == Qt.ItemDataRole.ToolTipRole and column == self.COL_MODEL:
+            name = self._text(row, column)  # whole, where the column elides it
+            return f"{name}\n{row.reason}" if row.reason else name
         return None
 
     def name(self, row: SummaryRow) -> str:

@@ -134,6 +134,14 @@ class HistoryPage(QWidget):
         for column in range(self.model.columnCount()):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(HistoryModel.COL_TITLE, QHeaderView.ResizeMode.Stretch)
+        # A comparison's models are a long list: a column of its own width, elided (the tooltip
+        # has them all), so that the machine and the result stay in sight next to the title.
+        header.setSectionResizeMode(HistoryModel.COL_MODELS, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(
+            HistoryModel.COL_MODELS, self.table.fontMetrics().horizontalAdvance("M" * 12)
+        )
+        header.setMinimumSectionSize(self.table.fontMetrics().horizontalAdvance("M" * 4))
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
 
         self.detail = HistoryDetail()
         self.message = QLabel()
@@ -163,8 +171,8 @@ class HistoryPage(QWidget):
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(side)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 1)
 
         self.empty = EmptyState(
             self.tr(

@@ -152,6 +152,13 @@ class LibraryPage(QWidget):
                 "GPT4All and your folders. Only new or changed files are read."
             )
         )
+        self.models_folder_button = self._button(
+            "modelsFolderButton", "reveal", self.tr("Open models folder")
+        )
+        self.models_folder_button.setToolTip(
+            self.tr("Open the folder the app downloads models into, in the file manager.")
+        )
+        self.models_folder_button.clicked.connect(self.open_models_folder)
         self.reveal_button = self._button("revealButton", "reveal", self.tr("Show in folder"))
         self.reveal_button.setToolTip(self.tr("Open the folder holding this file."))
         self.remove_button = self._button("removeButton", "remove", self.tr("Remove…"))
@@ -163,6 +170,7 @@ class LibraryPage(QWidget):
         for widget in (self.import_button, self.copy_check, self.add_folder_button):
             bar.addWidget(widget)
         bar.addWidget(self.rescan_button)
+        bar.addWidget(self.models_folder_button)
         bar.addStretch(1)
         bar.addWidget(self.reveal_button)
         bar.addWidget(self.remove_button)
@@ -719,6 +727,20 @@ class LibraryPage(QWidget):
         row = self.selected_row()
         if row is not None:
             self.reveal(row.path)
+
+    def open_models_folder(self) -> bool:
+        """Open the models folder (made if it is not there yet: it is the app's own)."""
+        folder = self._models_dir  # follows the setting
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.message.setText(
+                self.tr("Cannot open the models folder %1: %2")
+                .replace("%1", str(folder))
+                .replace("%2", exc.strerror or str(exc))
+            )
+            return False
+        return bool(QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder))))
 
     def reveal(self, path: Path) -> bool:
         """Open the folder holding ``path`` in the file manager."""

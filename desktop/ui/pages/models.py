@@ -150,6 +150,8 @@ class ModelsPage(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        # A long name loses its middle, not its end: "DeepSeek-R1 Dist…Qwen 14B" keeps the size.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setSortingEnabled(True)
         self.table.setTabKeyNavigation(False)
         self.table.verticalHeader().setVisible(False)

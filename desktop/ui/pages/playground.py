@@ -38,7 +38,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtWidgets import QFileDialog, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QSplitter, QVBoxLayout, QWidget
 
 from desktop.core.engine import Answer, Conversation, RemoteEndpoint
 from desktop.core.engine import Session as EngineSession
@@ -219,7 +219,7 @@ class PlaygroundPage(QWidget):
         chat.send_requested.connect(self._on_chat_send_requested)
         chat.stop_requested.connect(self.stop)
         chat.regenerate_requested.connect(self.regenerate)
-        chat.clear_requested.connect(self.clear_conversation)
+        chat.clear_requested.connect(self.ask_clear)
         chat.copy_requested.connect(self.copy_transcript)
         chat.save_requested.connect(self._on_chat_save_requested)
         self.recorder.stored.connect(self._on_recorder_stored)
@@ -394,6 +394,41 @@ class PlaygroundPage(QWidget):
         self.chat_view.redraw()
         self.chat_view.show_question(question, system)
         return True
+
+    def ask_clear(self) -> QMessageBox | None:
+        """Clear asks first when there is a conversation to lose (window-modal, not blocking);
+        an empty one is cleared at once (None)."""
+        conversation = self.chat_session.conversation
+        if conversation is None or not conversation.turns:
+            self.clear_conversation()
+            return None
+        box = QMessageBox(self)
+        box.setObjectName("clearBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(self.tr("Clear the conversation"))
+        n = len(conversation.turns)
+        box.setText(
+            self.tr("Clear the conversation (one answer)?")
+            if n == 1
+            else self.tr("Clear the conversation (%1 answers)?").replace("%1", str(n))
+        )
+        box.setInformativeText(
+            self.tr("Each answer stays in History; Copy or Save… keeps the conversation.")
+        )
+        confirm = box.addButton(self.tr("Clear"), QMessageBox.ButtonRole.DestructiveRole)
+        confirm.setObjectName("confirmClearButton")
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered() -> None:
+            if box.clickedButton() is confirm:
+                self.clear_conversation()
+            box.deleteLater()
+
+        box.finished.connect(answered)
+        box.open()
+        return box
 
     def clear_conversation(self) -> None:
         if self.chat_session.clear():

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop.ui import format as fmt
 from desktop.ui.models.catalog_filter import CatalogFilters
+from desktop.ui.shortcuts import mark_find_field
 
 #: The context slider's stops (tokens); the spin box next to it takes any value.
 CONTEXT_STOPS = (2048, 4096, 8192, 16384, 32768, 65536, 131072)
@@ -86,6 +87,7 @@ class CatalogFilterBar(QWidget):
         self.context_spin.setToolTip(self.tr("The exact context length in tokens."))
         self.search_edit = QLineEdit()
         self.search_edit.setObjectName("searchEdit")
+        mark_find_field(self.search_edit)
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.setPlaceholderText(self.tr("qwen 7b q4"))
         self.search_edit.setAccessibleName(self.tr("Search models"))

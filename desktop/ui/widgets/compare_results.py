@@ -92,11 +92,19 @@ class CompareResults(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        # A long name is elided (its tooltip has it whole) so that the figures stay in sight.
+        header.setSectionResizeMode(SummaryModel.COL_MODEL, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(
+            SummaryModel.COL_MODEL, self.table.fontMetrics().horizontalAdvance("M" * 13)
+        )
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.chart = CompareChart()
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.chart)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
+        # The table first: its figures are the comparison's; the chart reads at a third.
+        self.splitter.setSizes([650, 350])
         self.splitter.setChildrenCollapsible(False)
         outer.addWidget(self.splitter, 1)
         self.set_exportable(False)

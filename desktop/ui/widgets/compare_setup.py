@@ -15,7 +15,7 @@ Signals:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.compare import DEFAULT_MAX_TOKENS, PromptSuite
+from desktop.ui.suite_texts import language_name, suite_description, suite_title
 from desktop.ui.theme import icon
 
 ONE_PROMPT = "__prompt__"
@@ -205,17 +206,27 @@ class CompareSetup(QWidget):
 
     # -- models -----------------------------------------------------------------------------------
 
-    def set_models(self, models: Sequence[tuple[str, str]]) -> None:
-        """``(label, spec)`` of the models on this machine, for the Add menu."""
+    def set_models(self, models: Sequence[tuple[str, str]], base: Set[str] = frozenset()) -> None:
+        """``(label, spec)`` of the models on this machine, for the Add menu; those in ``base``
+        (no chat template: most likely base models) say they are not for chat."""
         menu = self.add_menu
         menu.clear()
+        menu.setToolTipsVisible(True)
+        note = self.tr("base model, not for chat")
         if not models:
             empty = QAction(self.tr("No models found on this machine"), menu)
             empty.setEnabled(False)
             menu.addAction(empty)
         for label, spec in models:
-            action = QAction(label, menu)
-            action.setToolTip(spec)
+            action = QAction(f"{label}\t{note}" if spec in base else label, menu)
+            action.setToolTip(
+                self.tr(
+                    "%1\nNo chat template: most likely a base model, made to continue text. Its "
+                    "replies to questions may be nonsense."
+                ).replace("%1", spec)
+                if spec in base
+                else spec
+            )
             action.triggered.connect(
                 lambda _checked=False, lb=label, sp=spec: self.model_chosen.emit(lb, sp)
             )
@@ -239,7 +250,7 @@ class CompareSetup(QWidget):
             key = suite.name
             self._suites[key] = suite
             if combo.findData(key) < 0:
-                title = suite.title or suite.name
+                title = suite_title(suite.name, suite.title)
                 text = self.tr("%1 (%2 prompts)").replace("%1", title)
                 text = text.replace("%2", str(len(suite.prompts)))
                 combo.insertItem(combo.count() - 1, text, key)
@@ -306,9 +317,10 @@ class CompareSetup(QWidget):
             self.tr("%1 prompts").replace("%1", str(len(suite.prompts))),
         ]
         if suite.language:
-            parts.append(suite.language)
-        if suite.description:
-            parts.append(suite.description)
+            parts.append(language_name(suite.language))
+        description = suite_description(suite.name, suite.description)
+        if description:
+            parts.append(description)
         text = " · ".join(parts)
         if suite.problems:
             lines = [

@@ -35,6 +35,7 @@ from desktop.core.compare import (
 )
 from desktop.core.history import History
 from desktop.ui.models.compare_entries import entry_from_info
+from desktop.ui.widgets.chart_image import caption_lines, captioned
 from desktop.ui.widgets.compare_board import CompareBoard
 from desktop.ui.widgets.compare_job import CompareJob
 from desktop.ui.widgets.compare_results import CompareResults
@@ -246,7 +247,8 @@ class ComparisonView(QObject):
         if live is None:
             return False
         if path.suffix.lower() == ".png":
-            image = self.results.chart.grab().toImage()
+            chart = self.results.chart
+            image = captioned(chart.grab().toImage(), caption_lines(live.result()), chart.font())
 
             def write_png(control: TaskControl) -> str:
                 if not image.save(str(path)):  # the format follows the .png suffix

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 from shiboken6 import isValid
 
 from desktop.core.compare import MAX_CONTESTANTS, PromptSuite, list_suites, load_suite_file
-from desktop.core.playground import local_models
+from desktop.core.playground import local_models, without_chat_template
 from desktop.ui.models.compare_entries import ContestantEntry, remote_entry
 from desktop.ui.state import AppState
 from desktop.ui.widgets.compare_setup import CompareSetup
@@ -63,14 +63,16 @@ class ContestantList(QObject):
         demos = [(d.name, str(d.path)) for d in self.state.workspace.demos]
         db, catalog = self.state.library_db, self.state.workspace.catalog
 
-        def work(control: TaskControl) -> list[tuple[str, str]]:
-            return local_models(demos, db, catalog)
+        def work(control: TaskControl) -> tuple[list[tuple[str, str]], set[str]]:
+            models = local_models(demos, db, catalog)
+            return models, without_chat_template([path for _label, path in models])
 
-        def done(models: list[tuple[str, str]]) -> None:
+        def done(found: tuple[list[tuple[str, str]], set[str]]) -> None:
             if self._closed or not isValid(self):
                 return
+            models, base = found
             self.models = models
-            self.setup.set_models(models)
+            self.setup.set_models(models, base=base)
 
         run_task(work, on_done=done)
 

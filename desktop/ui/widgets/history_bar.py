@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from desktop.ui.models.history_model import machine_text
+from desktop.ui.shortcuts import mark_find_field
 
 
 class HistoryBar(QWidget):
@@ -22,6 +23,7 @@ class HistoryBar(QWidget):
         search_label = QLabel(self.tr("Search"))
         self.search = QLineEdit()
         self.search.setObjectName("historySearch")
+        mark_find_field(self.search)
         self.search.setClearButtonEnabled(True)
         self.search.setPlaceholderText(self.tr("words in a prompt, an answer or a title"))
         self.search.setAccessibleName(self.tr("Search the history"))

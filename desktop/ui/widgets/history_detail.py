@@ -24,6 +24,7 @@ from desktop.ui.models.history_model import (
     state_text,
     when_text,
 )
+from desktop.ui.suite_texts import suite_title
 from desktop.ui.widgets.metrics_panel import answer_summary, error_text
 
 PROMPTS_SHOWN = 30  # a long suite lists its first prompts only
@@ -162,6 +163,7 @@ class HistoryDetail(QTextBrowser):
             "cache_type": self.tr("KV cache"),
             "flash_attn": self.tr("flash attention"),
             "template": self.tr("chat template"),
+            "rpc_servers": self.tr("RPC servers"),
             "temperature": self.tr("temperature"),
             "top_p": self.tr("top-p"),
             "top_k": self.tr("top-k"),
@@ -169,6 +171,8 @@ class HistoryDetail(QTextBrowser):
             "repeat_penalty": self.tr("repeat penalty"),
             "seed": self.tr("seed"),
             "max_tokens": self.tr("max tokens"),
+            "stop": self.tr("stop strings"),
+            "ignore_eos": self.tr("past the end of text"),
             "predicted_for": self.tr("predicted for"),
             "n_gpu_layers_loaded": self.tr("GPU layers loaded"),
         }
@@ -259,7 +263,8 @@ class HistoryDetail(QTextBrowser):
             .replace("%2", str(summary.n_expected)),
         ]
         if summary.suite:
-            facts.insert(2, self.tr("suite: %1").replace("%1", summary.suite))
+            suite = suite_title(summary.suite)
+            facts.insert(2, self.tr("suite: %1").replace("%1", suite))
         if record.blind_order:
             facts.append(self.tr("blind"))
         if summary.machine:

@@ -82,9 +82,15 @@ class LoadPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.setSpacing(6)
+        # A file without a chat template is most likely a base model: said where it is chosen.
+        self.base_note = QLabel()
+        self.base_note.setObjectName("baseModelNote")
+        self.base_note.setWordWrap(True)
+        self.base_note.setVisible(False)
         outer.addLayout(self._model_row())
         outer.addLayout(self._settings_row())
         outer.addLayout(self._prediction_row())
+        outer.addWidget(self.base_note)
         for signal in (
             self.ctx_spin.valueChanged,
             self.layers_spin.valueChanged,
@@ -137,6 +143,8 @@ class LoadPanel(QWidget):
         self.template_combo = QComboBox()
         self.template_combo.setObjectName("templateCombo")
         self.template_combo.setAccessibleName(self.tr("Chat template"))
+        # Its first item changes with the file ("by architecture: gemma"): never cut off.
+        self.template_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.template_combo.setToolTip(
             self.tr(
                 "The chat template that turns the conversation into the model's prompt: the "
@@ -385,6 +393,14 @@ class LoadPanel(QWidget):
             auto = self.tr("the file's own")
         else:
             auto = self.tr("by architecture: %1").replace("%1", fallback or "chatml")
+        self.base_note.setText(
+            self.tr(
+                "⚠ Base model, not for chat: this file has no chat template, so it was most "
+                "likely trained to continue text, not to answer. Its replies to questions may "
+                "be nonsense; for a chat pick an Instruct model, or give it text to continue."
+            )
+        )
+        self.base_note.setVisible(has_template is False)
         combo.addItem(auto, "")
         combo.insertSeparator(1)
         for name in template_names():

@@ -49,6 +49,57 @@ def error_text(percent: float | None) -> str:
     return sign + fmt.number(abs(percent), 1) + "%"
 
 
+def slow_run_text(report: RunReport) -> str | None:
+    """The core's slow-generation warning (:meth:`RunReport.slow_run`) in the UI's language."""
+    slow = report.slow_run()
+    if slow is None:
+        return None
+    share = (
+        QCoreApplication.translate("MetricsPanel", "under 1%")
+        if slow.share_text == "under 1%"
+        else f"{fmt.number(slow.share * 100)}%"
+    )
+    cpu = slow.cpu
+    if slow.busy == "others" and cpu is not None:
+        return (
+            QCoreApplication.translate(
+                "MetricsPanel",
+                "Generation ran at %1 of the predicted speed: other programs used %2 of the "
+                "%3 CPUs during the answer, so this run does not calibrate the estimates.",
+            )
+            .replace("%1", share)
+            .replace("%2", fmt.number(cpu.others_cpus, 1))
+            .replace("%3", str(cpu.usable_cpus))
+        )
+    if slow.busy == "starved" and cpu is not None:
+        return (
+            QCoreApplication.translate(
+                "MetricsPanel",
+                "Generation ran at %1 of the predicted speed: llama.cpp's threads got only %2 "
+                "of the CPU time they could use, so this run does not calibrate the estimates.",
+            )
+            .replace("%1", share)
+            .replace("%2", f"{fmt.number((cpu.thread_share or 0.0) * 100)}%")
+        )
+    if slow.n_threads is None:
+        return QCoreApplication.translate(
+            "MetricsPanel",
+            "Generation ran at %1 of the predicted speed: other programs may be using the CPU "
+            "or GPU, the machine may be throttling (heat, power saving), or the run used fewer "
+            "threads than the machine has cores.",
+        ).replace("%1", share)
+    return (
+        QCoreApplication.translate(
+            "MetricsPanel",
+            "Generation ran at %1 of the predicted speed: other programs may be using the CPU "
+            "or GPU, the machine may be throttling (heat, power saving), or the run used fewer "
+            "threads than the machine has cores (%2 threads).",
+        )
+        .replace("%1", share)
+        .replace("%2", str(slow.n_threads))
+    )
+
+
 def answer_summary(report: RunReport) -> str:
     """TTFT 142 ms · prompt 512 t @ 1,830 t/s · 256 t @ 58.2 t/s · stop: length."""
     m = report.metrics
@@ -178,7 +229,7 @@ class MetricsPanel(QFrame):
             error_text(report.speed_error_pct),
         )
         self.summary.setText(answer_summary(report))
-        warning = report.speed_warning()
+        warning = slow_run_text(report)
         self.warning.setText(warning or "")
         self.warning.setVisible(bool(warning))
 

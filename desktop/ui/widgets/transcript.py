@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import time
 
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -26,9 +27,10 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
 )
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QApplication, QTextBrowser, QWidget
 
 CURSOR_MARK = "▍"
+COPY_SCHEME = "copy"  # a message's Copy link: copy:INDEX
 MARKDOWN = QTextDocument.MarkdownFeature.MarkdownDialectGitHub  # raw HTML is dropped below
 NO_HTML = QTextDocument.MarkdownFeature.MarkdownNoHTML
 USER_COLOR = "#2f6fd0"
@@ -133,6 +135,10 @@ class TranscriptView(QTextBrowser):
         self._unrendered = ""  # text appended since the last Markdown render
         self._next_render = 0.0
         self.renders = 0  # how many times the streamed answer was rendered (for tests)
+        # Each message as it was written or answered (raw text, Markdown kept): what a
+        # message's "Copy" link puts on the clipboard.
+        self.messages: list[str] = []
+        self.anchorClicked.connect(self._on_anchor_clicked)
 
     # -- plain blocks -----------------------------------------------------------------------------
 
@@ -191,7 +197,33 @@ class TranscriptView(QTextBrowser):
     def add_user(self, text: str, speaker: str | None = None) -> None:
         """What the person wrote, as plain text (never interpreted as Markdown)."""
         self._line(speaker or self.tr("You"), bold=True, color=USER_COLOR, top_margin=10)
+        self._copy_link(text)
         self._line(text)
+
+    def _copy_link(self, text: str) -> None:
+        """A "Copy" link at the end of the last line, for one message's ``text``."""
+        self.messages.append(text)
+        cursor = self._cursor_at_end()
+        link = QTextCharFormat()
+        link.setAnchor(True)
+        link.setAnchorHref(f"{COPY_SCHEME}:{len(self.messages) - 1}")
+        link.setForeground(QColor(self._muted()))
+        link.setFontUnderline(True)
+        link.setFontPointSize(max(self.font().pointSizeF() * 0.88, 7.0))
+        link.setToolTip(self.tr("Copy this message"))
+        cursor.insertText("  ", QTextCharFormat())
+        cursor.insertText(self.tr("Copy"), link)
+
+    def copy_message(self, index: int) -> bool:
+        """Put message ``index`` on the clipboard, as written (an answer's Markdown kept)."""
+        if not 0 <= index < len(self.messages):
+            return False
+        QApplication.clipboard().setText(self.messages[index])
+        return True
+
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        if url.scheme() == COPY_SCHEME and url.path().isdigit():
+            self.copy_message(int(url.path()))
 
     # -- the streamed answer ----------------------------------------------------------------------
 
@@ -281,12 +313,14 @@ class TranscriptView(QTextBrowser):
             self._unrendered = ""
         if footer:
             self._line(footer, color=self._muted(), smaller=True)
+        if text is not None or footer:
+            self._copy_link(self._answer)
 
     def add_answer(self, speaker: str, text: str, footer: str = "") -> None:
         """A finished answer at once (when the transcript is drawn again)."""
         self.begin_answer(speaker)
         self._answer = text
-        self.end_answer(footer)
+        self.end_answer(footer, text=text)
 
     # -- scrolling --------------------------------------------------------------------------------
 
@@ -301,6 +335,7 @@ class TranscriptView(QTextBrowser):
 
     def clear_all(self) -> None:
         self.clear()
+        self.messages = []
         self._answer_start = None
         self._answer = ""
         self._kept = 0

@@ -19,6 +19,7 @@ from desktop.core.compare import (
     ContestantOutcome,
     Prompt,
     Vote,
+    check_report_path,
     render,
     report_format,
     to_csv,
@@ -181,3 +182,20 @@ def test_the_format_follows_the_file_name(result: ComparisonResult, tmp_path: Pa
         write_report(result, tmp_path / "r.pdf")
     with pytest.raises(CompareError, match="Cannot write"):
         write_report(result, tmp_path / "missing-folder" / "r.md")
+
+
+def test_the_report_path_is_checked_before_anything_runs(tmp_path: Path) -> None:
+    """A folder that is not there, a folder in the file's place, a file in the folder's place:
+    said before a comparison runs; a good path leaves nothing behind."""
+    assert check_report_path(tmp_path / "r.json") == "json"
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(CompareError, match=r"there is no folder .*missing"):
+        check_report_path(tmp_path / "missing" / "r.md")
+    (tmp_path / "a-folder.md").mkdir()
+    with pytest.raises(CompareError, match="is a folder; name the report file"):
+        check_report_path(tmp_path / "a-folder.md")
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(CompareError, match="there is no folder"):
+        check_report_path(tmp_path / "a-file" / "r.md")
+    with pytest.raises(CompareError, match=r"\.md, \.csv or \.json"):
+        check_report_path(tmp_path / "r.pdf")

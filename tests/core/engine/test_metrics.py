@@ -311,3 +311,24 @@ def test_live_window_over_a_long_answer_matches_counting_every_batch() -> None:
     for now in (10.0, 10.5, 37.03, 60.0, 129.96, 130.5, 131.5):
         counted = sum(n for t, n in arrivals if now - 1.0 < t <= now)
         assert meter.live_tokens_per_s(now) == pytest.approx(counted)
+
+
+@pytest.mark.parametrize(
+    ("measured", "share"), [(0.3, "under 1%"), (0.6, "1%"), (6.0, "10%"), (25.0, "42%")]
+)
+def test_the_slow_run_warning_never_says_zero_percent(measured: float, share: str) -> None:
+    """A run far below the prediction reads "under 1%", not "ran at 0% of the predicted speed"."""
+    metrics = GenerationMetrics(
+        ttft_ms=10.0,
+        prompt_tokens=8,
+        prompt_tokens_per_s=100.0,
+        generated_tokens=64,
+        tokens_per_s=measured,
+        per_second=(),
+        t_first=0.0,
+        t_last=64 / measured,
+    )
+    report = RunReport(text="x", metrics=metrics, predicted_tokens_per_s=60.0, n_threads=2)
+    warning = report.speed_warning()
+    assert warning is not None
+    assert warning.startswith(f"Generation ran at {share} of the predicted speed: ")
