@@ -28,6 +28,7 @@ from desktop.core.compare import (
 from desktop.core.engine import LoadSettings
 from desktop.core.engine import protocol as p
 from desktop.core.workspace import Workspace
+from tests.fixtures.terminal import drain
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def terminal() -> Iterator[tuple[TextIO, int]]:
 
 
 def read_all(fd: int) -> str:
-    return os.read(fd, 65536).decode("utf-8").replace("\r\n", "\n")
+    return drain(fd).replace("\r\n", "\n")
 
 
 def plan(demo_paths: tuple[Path, Path]) -> ComparisonPlan:

@@ -13,6 +13,7 @@ import pytest
 
 from desktop.cli import main
 from tests.fixtures.contracts import RUN_JSON_KEYS
+from tests.fixtures.terminal import drain
 
 pytestmark = [pytest.mark.e2e]
 
@@ -189,7 +190,7 @@ def test_bench_shows_its_progress_as_download_does(
     try:
         assert main(["bench", str(smollm2_path), "--pp", "16", "--tg", "4", "-r", "1"]) == 0
         terminal.flush()
-        shown = os.read(master, 65536).decode("utf-8")
+        shown = drain(master)
     finally:
         terminal.close()
         os.close(master)
