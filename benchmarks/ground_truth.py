@@ -41,7 +41,7 @@ import os
 import re
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks._ground_truth_nvml import GpuPoller  # noqa: E402
 from benchmarks._ground_truth_shapes import CPU_SHAPES, GPU_SHAPES, Shape  # noqa: E402
 
 CELL = Path(__file__).with_name("_ground_truth_cell.py")
@@ -214,71 +215,6 @@ def _git_commit() -> str | None:
     except OSError:
         return None
     return done.stdout.strip() or None
-
-
-# --------------------------------------------------------------------------- NVML (parent)
-
-
-class GpuPoller:
-    """Device memory in use (all GPUs) and the child's own figure, polled every 20 ms."""
-
-    def __init__(self) -> None:
-        import pynvml
-
-        self.nvml = pynvml
-        pynvml.nvmlInit()
-        self.handles = [
-            pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())
-        ]
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.pid = 0
-        self.before = (0, 0, 0)
-        self.peak = 0
-        self.process_peak = 0
-        self.min_free = 0
-
-    def _read(self) -> tuple[int, int, int]:
-        used = free = process = 0
-        for handle in self.handles:
-            info = self.nvml.nvmlDeviceGetMemoryInfo(handle)
-            used += int(info.used)
-            free += int(info.free)
-            try:
-                for proc in self.nvml.nvmlDeviceGetComputeRunningProcesses(handle):
-                    amount = getattr(proc, "usedGpuMemory", None)
-                    if int(proc.pid) == self.pid and amount is not None and amount < 2**63:
-                        process += int(amount)
-            except self.nvml.NVMLError:
-                pass
-        return used, free, process
-
-    def start(self, pid: int, before: tuple[int, int, int]) -> None:
-        self.pid, self.before = pid, before
-        self.peak, self.process_peak, self.min_free = before[0], 0, before[1]
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            used, free, process = self._read()
-            self.peak = max(self.peak, used)
-            self.process_peak = max(self.process_peak, process)
-            self.min_free = min(self.min_free, free)
-            self._stop.wait(0.02)
-
-    def stop(self) -> dict[str, int]:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-        return {
-            "device_used_before": self.before[0],
-            "device_free_before": self.before[1],
-            "device_free_min": self.min_free,
-            "vram_peak": self.peak - self.before[0],
-            "vram_process_peak": self.process_peak,
-        }
 
 
 # --------------------------------------------------------------------------- the parent
@@ -451,6 +387,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per cell")
     parser.add_argument("--clean", action="store_true", help="delete the models at the end")
     parser.add_argument("--list", action="store_true", help="print the cells and stop")
+    parser.add_argument(
+        "--bench-check",
+        type=int,
+        default=0,
+        metavar="N",
+        help="alternate N times a speed cell and `llm-scout bench` on the first model, print "
+        "their tokens/s side by side, and stop",
+    )
     args = parser.parse_args(argv)
     shapes: tuple[Shape, ...] = GPU_SHAPES if args.gpu else CPU_SHAPES
     if args.shapes:
@@ -469,9 +413,39 @@ def main(argv: list[str] | None = None) -> int:
         for cell in cells:
             sys.stdout.write(cell.id + "\n")
         return 0
+    if args.bench_check:
+        return bench_check(Model(shapes[0], shapes[0].quants[0]), args.bench_check, args.gpu)
     if args.out is None:
         parser.error("--out DIR is needed")
     return run(args, shapes, cells)
+
+
+def bench_check(model: Model, rounds: int, gpu: bool) -> int:
+    """A speed cell and ``llm-scout bench`` on the same file, alternating: does the cell
+    measure what bench measures?"""
+    from benchmarks._common import median
+
+    path = model_path(model)
+    ngl = -1 if gpu else 0
+    cell = Cell(model, "speed", SPEED_CTX, ngl, 0, SPEED_PP, SPEED_TG, reps=2)
+    bench = [sys.executable, "-m", "desktop", "bench", str(path), "--pp", str(SPEED_PP)]
+    bench += ["--tg", str(SPEED_TG), "-r", "2", "--ctx", str(SPEED_CTX), "--ngl", str(ngl)]
+    ratios: list[float] = []
+    with tempfile.TemporaryDirectory() as logs:
+        for i in range(rounds):
+            row = run_cell(cell, path, Path(logs), None, 1800)
+            cell_tg = max(r["tg_tok_s"] for r in row["runs"])
+            done = subprocess.run(
+                [*bench, "--json"], capture_output=True, text=True, cwd=ROOT, check=True
+            )
+            bench_tg = float(json.loads(done.stdout)["tg_tokens_per_s"])
+            ratios.append(cell_tg / bench_tg)
+            sys.stdout.write(
+                f"round {i + 1}: cell {cell_tg:.1f} tok/s, bench {bench_tg:.1f} tok/s, "
+                f"ratio {ratios[-1]:.3f} (load {os.getloadavg()[0]:.1f})\n"
+            )
+    sys.stdout.write(f"median cell/bench {median(ratios):.3f} over {rounds} rounds\n")
+    return 0
 
 
 def run(args: argparse.Namespace, shapes: tuple[Shape, ...], cells: list[Cell]) -> int:
