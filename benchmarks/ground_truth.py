@@ -1,18 +1,26 @@
 """Ground truth for the fit estimator: random-weight GGUFs of chosen shapes, run by llama.cpp.
 
-    python benchmarks/ground_truth.py --out DIR            # the CPU half (any machine)
-    python benchmarks/ground_truth.py --gpu --out DIR      # an NVIDIA machine, CUDA build
+    python benchmarks/ground_truth.py --out DIR --census --max-load 3   # the CPU half
+    python benchmarks/ground_truth.py --gpu --out DIR --census          # an NVIDIA machine
+
+The GPU half needs llama-cpp-python 0.3.36 built with CUDA
+(``CMAKE_ARGS="-DGGML_CUDA=on" pip install --no-binary :all: llama-cpp-python==0.3.36``),
+``pynvml``, about 25 GB of disk for its four models (qwen2.5-1.5b's, qwen3-4b's and gemma-2-2b's
+shapes, a 128-expert Qwen3-MoE cut; Q8_0), and llama.cpp's vocab files: fetched once from the
+sdist (online), or put in ``$LLM_SCOUT_VOCAB_DIR`` beforehand on a machine without network.
+Then ``benchmarks/fit_accuracy.py --gpu-only --ground-truth DIR`` prints the fit against it.
 
 Each shape (dense GQA and MHA, sliding window, q/k norms, mixture of experts with n experts and
 k used) is written with random weights and a real tokenizer (``tests/fixtures/tiny_models.py``:
-llama.cpp's vocab-only files from the llama-cpp-python sdist, fetched once), as F16, then
-quantized by llama.cpp's own quantizer (``llama_model_quantize``) into the quant mixes asked
-for. Every measurement is a fresh process (this script with ``--cell``) that loads the model the
-way the engine's worker does (n_batch 512, flash attention off, one thread per physical core,
-mmap on) and runs what ``llm-scout bench`` runs: a prompt of ``pp`` token ids (the bench's own
-pseudo-random ids; tokens/s from llama.cpp's prompt-eval time) and ``tg`` tokens generated after
-a one-token prompt (or after ``depth`` tokens), greedy, end of generation ignored, tokens/s as
-``(n - 1) / (t_last - t_first)`` over ``Llama.generate``, the worker's loop.
+llama.cpp's vocab-only files from the llama-cpp-python sdist), as F16 then quantized by
+llama.cpp's own quantizer (``llama_model_quantize``) into the mixes asked for, or (the GPU
+shapes) as Q8_0 directly. Every measurement is a fresh process (``_ground_truth_cell.py``) that
+loads the model the way the engine's worker does (n_batch 512, flash attention off, one thread
+per physical core, mmap on) and runs what ``llm-scout bench`` runs: a prompt of ``pp`` token ids
+(the bench's own pseudo-random ids; tokens/s from llama.cpp's prompt-eval time) and ``tg`` tokens
+generated after a one-token prompt (or after ``depth`` tokens), greedy, end of generation
+ignored, tokens/s as ``(n - 1) / (t_last - t_first)`` over ``Llama.generate``, the worker's loop
+(``--bench-check N`` compares a cell with ``llm-scout bench`` itself).
 
 Measured per cell: RSS from ``/proc/self/status`` (VmHWM, the peak, and RssAnon/RssFile, private
 and file-backed, after the load and after each run); with ``--gpu``, NVML's device memory in use
@@ -27,7 +35,8 @@ the llama.cpp build; then one line per cell), ``targets.json`` (each model's fit
 from its header, so the rows can be predicted without the files), ``census.json`` and
 ``logs/<cell>.log`` (llama.cpp's log of that cell, without the per-tensor lines). A cell already
 in ``cells.jsonl`` is not measured again, so a run can be stopped and continued; ``--rounds``
-repeats the speed cells in interleaved rounds (shared machines: take the best round).
+repeats the speed cells in interleaved rounds (shared machines: take the best round) and
+``--max-load`` waits for a quiet machine before each speed cell.
 
 Models are cached in ``$LLM_SCOUT_BENCH_CACHE/ground-truth`` (default
 ``~/.cache/llm-scout-bench``); ``--clean`` deletes them at the end.
@@ -145,6 +154,26 @@ def model_path(model: Model) -> Path:
         sys.stderr.write(f"quantizing {source.name} to {model.quant} ...\n")
         quantize_model(source, dest, model.quant, threads=os.cpu_count() or 2)
     return dest
+
+
+def _shape_paths(models: list[Model]) -> list[tuple[str, Path]]:
+    return [(m.key, model_path(m)) for m in models]
+
+
+def prepare(models: list[Model], jobs: int) -> dict[str, Path]:
+    """Every model's file, written (a shape's source, then its quants) ``jobs`` shapes at a
+    time: writing random weights is single-threaded numpy, the GPU machine has many cores."""
+    by_shape: dict[str, list[Model]] = {}
+    for model in models:
+        by_shape.setdefault(model.shape.key, []).append(model)
+    groups = list(by_shape.values())
+    if jobs <= 1 or len(groups) == 1:
+        return dict(pair for group in groups for pair in _shape_paths(group))
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        done = pool.map(_shape_paths, groups)
+        return dict(pair for found in done for pair in found)
 
 
 def target_record(model: Model, path: Path) -> dict[str, Any]:
@@ -385,7 +414,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--census", action="store_true", help="also count llama.cpp's graph")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per cell")
+    parser.add_argument(
+        "--max-load",
+        type=float,
+        default=float("inf"),
+        metavar="L",
+        help="before a speed cell, wait for the 1-minute load average to fall below L",
+    )
+    parser.add_argument(
+        "--max-wait", type=float, default=600, metavar="S", help="wait at most S seconds for it"
+    )
     parser.add_argument("--clean", action="store_true", help="delete the models at the end")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=max(1, (os.cpu_count() or 2) // 4),
+        help="shapes written at once (default: a quarter of the CPUs)",
+    )
     parser.add_argument("--list", action="store_true", help="print the cells and stop")
     parser.add_argument(
         "--bench-check",
@@ -418,6 +463,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         parser.error("--out DIR is needed")
     return run(args, shapes, cells)
+
+
+def wait_for_quiet(max_load: float, max_wait: float) -> None:
+    """Before a speed cell: wait (up to ``max_wait`` s) for the 1-minute load average to fall
+    below ``max_load``; the load is recorded with the cell either way."""
+    deadline = time.monotonic() + max_wait
+    while os.getloadavg()[0] >= max_load and time.monotonic() < deadline:
+        time.sleep(10)
 
 
 def bench_check(model: Model, rounds: int, gpu: bool) -> int:
@@ -467,9 +520,8 @@ def run(args: argparse.Namespace, shapes: tuple[Shape, ...], cells: list[Cell]) 
     poller = GpuPoller() if args.gpu else None
     targets_path = out / "targets.json"
     targets = json.loads(targets_path.read_text()) if targets_path.is_file() else {}
-    paths: dict[str, Path] = {}
+    paths = prepare(sorted({c.model for c in cells}, key=lambda m: m.key), args.jobs)
     for model in {c.model for c in cells}:
-        paths[model.key] = model_path(model)
         targets[model.key] = target_record(model, paths[model.key])
     targets_path.write_text(json.dumps(targets, indent=1, sort_keys=True) + "\n")
     if args.census:
@@ -494,6 +546,8 @@ def run(args: argparse.Namespace, shapes: tuple[Shape, ...], cells: list[Cell]) 
     for i, cell in enumerate(cells, 1):
         if cell.id in done:
             continue
+        if cell.kind == "speed":
+            wait_for_quiet(args.max_load, args.max_wait)
         sys.stderr.write(f"[{i}/{len(cells)}] {cell.id} (load {os.getloadavg()[0]:.1f})\n")
         row = run_cell(cell, paths[cell.model.key], logs, poller, args.timeout)
         if "error" in row:
