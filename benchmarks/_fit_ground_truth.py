@@ -105,26 +105,35 @@ def _run_header(run: GroundTruthRun) -> str:
     )
 
 
-def cpu_memory_table(run: GroundTruthRun) -> list[float]:
+def memory_table(run: GroundTruthRun) -> list[float]:
+    """Peak RSS against the predicted RAM (CPU runs), or the device memory NVML saw against
+    the predicted VRAM (GPU runs)."""
+    gpu = run.machine.get("mode") == "gpu"
     rows: list[list[object]] = []
     errors: list[float] = []
     for cell in run.memory_cells():
         result = run.predict(cell)
-        measured = peak_rss(cell)
-        err = error_pct(result.ram_bytes, measured)
+        predicted = result.vram_bytes if gpu else result.ram_bytes
+        measured = int(cell["vram_peak"]) if gpu else peak_rss(cell)
+        err = error_pct(predicted, measured)
         errors.append(err)
+        where = f"ngl {cell['ngl']}" + (
+            f", cpu-moe {cell['n_cpu_moe']}" if cell["n_cpu_moe"] else ""
+        )
         rows.append(
             [
-                cell["model"], cell["n_ctx"], f"{result.ram_bytes / MIB:.1f}",
+                cell["model"], where, cell["n_ctx"], f"{predicted / MIB:.1f}",
                 f"{measured / MIB:.1f}", f"{err:+.1f}%", "yes" if -5 <= err <= 10 else "NO",
             ]
         )  # fmt: skip
+    what = "VRAM (NVML, device in use minus before)" if gpu else "peak RSS"
     sys.stdout.write(
-        f"\n### CPU peak RSS, ground truth ({_run_header(run)}; every cell held out: the "
-        "memory constants were fitted on other models)\n\n"
+        f"\n### {what}, ground truth ({_run_header(run)}; every cell held out: the memory "
+        "constants were fitted on other models)\n\n"
     )
     print_markdown_table(
-        ["model", "n_ctx", "predicted MiB", "measured MiB", "error", "within -5..+10%"], rows
+        ["model", "layers", "n_ctx", "predicted MiB", "measured MiB", "error", "within -5..+10%"],
+        rows,
     )
     if errors:
         sys.stdout.write(
@@ -138,7 +147,7 @@ def speed_rows(run: GroundTruthRun) -> list[tuple[dict[str, Any], FitResult, str
     return [(cell, run.predict(cell), run.role(cell["model"])) for cell in run.speed_cells()]
 
 
-def cpu_speed_table(run: GroundTruthRun) -> dict[str, list[float]]:
+def speed_table(run: GroundTruthRun) -> dict[str, list[float]]:
     rows: list[list[object]] = []
     errors: dict[str, list[float]] = {}
     for cell, result, role in speed_rows(run):
@@ -146,22 +155,29 @@ def cpu_speed_table(run: GroundTruthRun) -> dict[str, list[float]]:
         err = error_pct(result.tokens_per_s or 0.0, measured)
         errors.setdefault(role, []).append(err)
         loads = [c["loadavg_before"][0] for c in run.cells if c["id"] == cell["id"]]
+        pp_pred = result.prompt_tokens_per_s
+        pp_err = (
+            "-"
+            if pp_pred is None or cell["depth"]
+            else f"{error_pct(pp_pred, pp_rate(cell)):+.1f}%"
+        )
         rows.append(
             [
                 cell["model"], role, cell["depth"] or "-", f"{measured:.1f}",
                 f"{result.tokens_per_s or 0:.1f}", f"{err:+.1f}%",
                 f"{result.roofline_tokens_per_s or 0:.1f}", f"{pp_rate(cell):.0f}",
+                "-" if pp_pred is None else f"{pp_pred:.0f}", pp_err,
                 f"{loads[0]:.1f}" if loads else "-",
             ]
         )  # fmt: skip
     sys.stdout.write(
-        f"\n### CPU generation speed, ground truth ({_run_header(run)}; best of the interleaved "
+        f"\n### Generation speed, ground truth ({_run_header(run)}; best of the interleaved "
         "rounds, tg128 after a one-token prompt or after `depth` tokens)\n\n"
     )
     print_markdown_table(
         [
             "model", "set", "depth", "measured tok/s", "predicted tok/s", "error",
-            "roofline tok/s", "pp512 tok/s", "load avg",
+            "roofline tok/s", "pp512 tok/s", "predicted pp512", "error", "load avg",
         ],
         rows,
     )  # fmt: skip
@@ -202,6 +218,7 @@ def fit_speed(run: GroundTruthRun, with_token_cost: bool = False) -> None:
         f"{coef[1]:.4g}{token}\n"
     )
     profile = HardwareProfile.load(GROUND_TRUTH / "h200-profile.json")
+    _fit_prompt(run)
     gx, gy = [], []
     for row, target, _n in h200_rows():
         if row["ngl"] != -1:
@@ -213,6 +230,32 @@ def fit_speed(run: GroundTruthRun, with_token_cost: bool = False) -> None:
     sys.stdout.write(
         f"GPU, {len(gy)} H200 rows: GPU_EFFICIENCY {1 / gcoef[0]:.4g}, GPU_NODE_S {gcoef[1]:.4g}\n"
     )
+
+
+def _fit_prompt(run: GroundTruthRun) -> None:
+    """Least squares for CPU_PP_FLOPS_PER_CORE on the fit cells' pp512: seconds per token =
+    weight FLOPs / (cores x rate of the weights' kernel) + attention FLOPs / (cores x F16's)."""
+    import numpy as np
+
+    from desktop.core.fit.decode import prompt_flops
+    from desktop.core.fit.speed import pp_kernel
+
+    kernels = ["F16", "Q8_0", "Q4_K"]
+    x, y = [], []
+    cores = int(run.machine["profile"]["cpu"]["physical_cores"])
+    for cell, _result, role in speed_rows(run):
+        if role != "fit" or cell["ngl"] != 0 or cell["depth"]:
+            continue
+        target = run.target(cell["model"])
+        weights, attention = prompt_flops(target)
+        row = [0.0, 0.0, 0.0]
+        row[kernels.index(pp_kernel(target.quant))] += weights / cores
+        row[0] += attention / cores
+        x.append(row)
+        y.append(1.0 / pp_rate(cell))
+    coef, *_ = np.linalg.lstsq(np.array(x), np.array(y), rcond=None)
+    rates = ", ".join(f"{k} {1 / c:.4g}" for k, c in zip(kernels, coef, strict=True))
+    sys.stdout.write(f"CPU_PP_FLOPS_PER_CORE from {len(y)} fit cells: {rates}\n")
 
 
 def census_table(run: GroundTruthRun) -> None:
@@ -238,8 +281,8 @@ def report(run_dir: Path | None, *, fit: bool, with_token_cost: bool = False) ->
     if run_dir is None or not (run_dir / "cells.jsonl").is_file():
         return
     run = GroundTruthRun.load(run_dir)
-    cpu_memory_table(run)
-    cpu_speed_table(run)
+    memory_table(run)
+    speed_table(run)
     if (run_dir / "census.json").is_file():
         census_table(run)
     if fit:

@@ -65,6 +65,24 @@ CPU_SHAPES = (
         "qwen3, q/k RMS norms, GQA 10/2, tied, Qwen 2 BPE vocab (151,936)",
     ),
     Shape(
+        "bias-qwen2",
+        "qwen2",
+        dict(
+            n_layers=12,
+            n_embd=896,
+            n_head=14,
+            n_head_kv=2,
+            n_ff=4864,
+            tokenizer="qwen2",
+            n_vocab=65536,
+        ),
+        "held-out",
+        "qwen2, q/k/v biases, Qwen2.5-0.5B's widths with 12 layers, Qwen 2 BPE vocab cut to "
+        "65,536, Q8_0 written directly",
+        quants=("Q8_0",),
+        source="Q8_0",
+    ),
+    Shape(
         "swa-gemma2",
         "gemma2",
         dict(

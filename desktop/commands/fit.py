@@ -232,6 +232,7 @@ def _print_human(result: FitResult, profile_name: str) -> None:
         ("largest context that fits", str(result.max_ctx)),
         ("best GPU layers", f"{result.best_n_gpu_layers} of {result.n_layers}"),
         ("expected generation", _rate(result.tokens_per_s)),
+        ("expected prompt processing", _rate(result.prompt_tokens_per_s)),
         ("bandwidth roofline", _rate(result.roofline_tokens_per_s)),
         ("load time from disk", _seconds(result.load_seconds)),
         ("download", human_bytes(result.download_bytes) if result.download_bytes else "-"),

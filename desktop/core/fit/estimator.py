@@ -24,7 +24,7 @@ from pathlib import Path
 from desktop.core.errors import FitError
 from desktop.core.fit import memory as fm
 from desktop.core.fit.awq import estimate_awq
-from desktop.core.fit.decode import stages
+from desktop.core.fit.decode import prompt_tokens_per_s, stages
 from desktop.core.fit.experts import EXPERTS_ELSEWHERE, fewest_cpu_moe
 from desktop.core.fit.place import (
     Placement,
@@ -231,6 +231,7 @@ class TargetEstimator:
             page_cache_bytes=_page_cache(setup, placement),
             n_cpu_moe=setup.n_cpu_moe,
             suggested_n_cpu_moe=suggested,
+            prompt_tokens_per_s=prompt_tokens_per_s(setup, placement),
             **self._target_facts(disk),
         )
 

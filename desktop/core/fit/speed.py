@@ -62,6 +62,22 @@ MOE_NODES = 8
 MOE_EXPERT_NODES = 5
 
 
+# Prompt processing on the CPU is bound by arithmetic: a batch multiplies every weight of the
+# blocks it passes through (2 FLOPs per weight and token, a MoE layer's active experts only)
+# and computes attention over the batch's cells (2 x heads x (K + V head size) x cells per
+# layer and token), at a rate per physical core that depends on llama.cpp's kernel for the
+# weights' type (FLOP/s per core; the attention at the F16 rate). Fitted like the generation
+# constants; a type not listed uses Q4_K's.
+CPU_PP_FLOPS_PER_CORE: dict[str, float] = {"F16": 20e9, "Q8_0": 20e9, "Q4_K": 20e9}
+PP_KERNELS: dict[str, str] = {"F32": "F16", "F16": "F16", "BF16": "F16", "Q8_0": "Q8_0"}
+DEFAULT_PP_KERNEL = "Q4_K"
+
+
+def pp_kernel(quant: str | None) -> str:
+    """The :data:`CPU_PP_FLOPS_PER_CORE` entry a quant's weights run with."""
+    return PP_KERNELS.get((quant or "").upper(), DEFAULT_PP_KERNEL)
+
+
 # Sequential read speeds assumed when the profile has no measured disk speed (bytes/s).
 DISK_READ_DEFAULTS: dict[str, float] = {
     "nvme": 2.0e9,

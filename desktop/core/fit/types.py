@@ -354,6 +354,7 @@ class FitResult:
     # the fewest that would put everything else on the GPU when it does not all fit (0: none).
     n_cpu_moe: int = 0
     suggested_n_cpu_moe: int = 0
+    prompt_tokens_per_s: float | None = None  # a 512-token prompt on the CPU (None: GPU layers)
 
     @property
     def past_trained_ctx(self) -> bool:
@@ -415,6 +416,7 @@ class FitResult:
             "llama_n_gpu_layers": -1 if self.offload_output else self.n_gpu_layers,
             "tokens_per_s": self.tokens_per_s,
             "roofline_tokens_per_s": self.roofline_tokens_per_s,
+            "prompt_tokens_per_s": self.prompt_tokens_per_s,
             "load_seconds": self.load_seconds,
             "download_bytes": self.download_bytes,
             "fits_disk": self.fits_disk,

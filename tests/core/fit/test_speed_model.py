@@ -20,11 +20,13 @@ from desktop.core.fit.place import STAGING_EXTRA_BYTES
 from desktop.core.fit.speed import (
     CPU_EFFICIENCY,
     CPU_NODE_S,
+    CPU_PP_FLOPS_PER_CORE,
     CPU_TOKEN_S,
     GPU_EFFICIENCY,
     GPU_NODE_S,
     block_nodes,
     outside_nodes,
+    pp_kernel,
 )
 from desktop.core.hardware import load_profile
 
@@ -179,3 +181,27 @@ def test_n_cpu_moe_means_nothing_without_experts() -> None:
     assert asked.n_cpu_moe == 0
     assert replace(asked, reasons=plain.reasons) == plain
     assert any("no experts" in r for r in asked.reasons)
+
+
+def test_prompt_processing_is_arithmetic_on_the_cpu_cores() -> None:
+    profile = load_profile("laptop-16gb-cpu")
+    cores = profile.cpu.physical_cores
+    dense = variant("qwen3-4b:Q8_0")
+    result = estimate(dense, profile, n_ctx=4096)
+    assert result.verdict == "cpu"
+    arch = dense.arch
+    tied = not dense.output_bytes
+    blocks = arch.n_params - arch.n_vocab * arch.n_embd * (1 if tied else 2)
+    attention = arch.n_layers * 2 * arch.n_head * (arch.head_dim_k + arch.head_dim_v) * 512
+    rates = CPU_PP_FLOPS_PER_CORE
+    seconds = 2 * blocks / (rates["Q8_0"] * cores) + attention / (rates["F16"] * cores)
+    assert result.prompt_tokens_per_s == pytest.approx(1 / seconds)
+    assert result.to_dict()["prompt_tokens_per_s"] == result.prompt_tokens_per_s
+    # A MoE batch multiplies only the experts its tokens use; fewer cores, fewer tokens/s.
+    moe = estimate(variant("qwen3-30b-a3b:Q8_0"), load_profile("h100-80gb"), n_ctx=4096,
+                   n_gpu_layers=0)  # fmt: skip
+    assert moe.prompt_tokens_per_s is not None
+    assert pp_kernel("Q4_K_M") == "Q4_K"
+    assert pp_kernel("BF16") == "F16"
+    # With GPU layers no prompt speed is predicted (no GPU compute rate is known).
+    assert estimate(dense, load_profile("h100-80gb"), n_ctx=4096).prompt_tokens_per_s is None
