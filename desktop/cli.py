@@ -16,11 +16,13 @@ from collections.abc import Sequence
 from desktop import __version__
 from desktop.commands import (
     bench,
+    calibration,
     catalog,
     compare,
     download,
     fit,
     gui,
+    history,
     hw,
     library,
     recommend,
@@ -41,7 +43,9 @@ COMMANDS = (
     recommend,
     run,
     bench,
+    calibration,
     compare,
+    history,
     download,
     library,
     rpc_server,

@@ -312,8 +312,7 @@ def _print_explain(rec: Recommendation, row: FitRow, scale: TaskScale, profile_n
     if fit is not None:
         out.write(
             f"Fit: {fit.verdict}, {fit.need_text()}; expected generation "
-            f"{fit.tokens_per_s or 0:.1f} tokens/s; RAM {human_bytes(fit.ram_bytes)}, "
-            f"VRAM {human_bytes(fit.vram_bytes)} (the same estimate as `llm-scout fit`).\n"
+            f"{fit.tokens_per_s or 0:.1f} tokens/s (the same estimate as `llm-scout fit`).\n"
         )
     score = scale.score(row.model.id)
     if score is None:

@@ -28,8 +28,8 @@ from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from desktop.core import paths
 from desktop.core.errors import SettingsError
-from desktop.core.fit import CacheType
 from desktop.core.hub import endpoint_problem
+from desktop.core.kv_cache import CacheType
 from desktop.core.storage import keep_aside
 
 log = logging.getLogger(__name__)
@@ -75,6 +75,8 @@ class Settings:
     default_threads: Annotated[int, Range(0, 1024)] = 0  # 0: the physical core count
     theme: Theme = "system"
     live_redraw: LiveRedraw = "auto"
+    # How long a remote engine may stay silent before it is given up, in seconds.
+    remote_timeout_s: Annotated[int, Range(1, 3600)] = 60
     extra: dict[str, Any] = field(default_factory=dict, compare=False)  # keys of other versions
 
     def resolved_models_dir(self) -> Path:

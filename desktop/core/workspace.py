@@ -16,7 +16,7 @@ from pathlib import Path
 
 from desktop.core import demo, paths
 from desktop.core.catalog import Catalog, load_catalog_safe
-from desktop.core.errors import CatalogError
+from desktop.core.errors import CatalogError, HardwareError, ScoutError
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile, load_profile, probe
 from desktop.core.hub import Hub
 from desktop.core.library import ModelResolver
@@ -75,12 +75,36 @@ class Workspace:
     ) -> tuple[HardwareProfile, str]:
         """The hardware to estimate for, and its display name.
 
-        A saved profile file or a bundled what-if profile when ``value`` is given; otherwise
+        A saved profile file, a bundled what-if profile or a machine whose results were imported
+        into the history (its newest profile, calibrated by its runs) when ``value`` is given;
+        otherwise
         this machine, probed with its memory bandwidth (measured once, then cached) and the disk
         holding the models folder.
         """
         if value:
-            profile = load_profile(value)
+            try:
+                profile = load_profile(value)
+            except HardwareError:
+                imported = _imported_machine(value)
+                if imported is None:
+                    raise
+                return imported, imported.name
             return profile, profile.name or value
         measured = probe(self.models_dir, measure_disk=measure_disk, measure_bandwidth=True)
         return measured, THIS_MACHINE
+
+
+def _imported_machine(name: str) -> HardwareProfile | None:
+    """The profile of a machine whose results were imported, by its name; None when the
+    history has none such (or cannot be read: the caller's error then stands)."""
+    if not paths.history_db_path().is_file():
+        return None
+    from desktop.core.history import History
+
+    try:
+        with History.open() as history:
+            if history.machine(name).local:
+                return None
+            return history.machine_profile(name)
+    except ScoutError:
+        return None

@@ -83,10 +83,7 @@ class Controller:
         """The same window in the current language: same place, page and profile."""
         old = self.window
         old.save_state()
-        for page in old.pages.made().values():
-            stop = getattr(page, "shutdown", None)
-            if stop is not None:
-                stop()
+        old.shutdown()
         self.window = MainWindow(self.state)
         self._on_state_engine_changed()
         self.window.show()
@@ -107,10 +104,7 @@ class Controller:
     def shutdown(self) -> None:
         """Stop background work: pause downloads (they resume next time), end workers."""
         self.window.save_state()
-        for page in self.window.pages.made().values():
-            stop = getattr(page, "shutdown", None)
-            if stop is not None:
-                stop()
+        self.window.shutdown()
         self.state.close()
         wait_for_tasks(10_000)
 

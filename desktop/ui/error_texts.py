@@ -148,6 +148,12 @@ def kind_titles() -> dict[str, str]:
             "ErrorKinds", "The history database is damaged"
         ),
         "history.busy": QCoreApplication.translate("ErrorKinds", "The history database is busy"),
+        "bundle": QCoreApplication.translate("ErrorKinds", "The results file cannot be used"),
+        "bundle.damaged": QCoreApplication.translate("ErrorKinds", "The results file is damaged"),
+        "bundle.foreign": QCoreApplication.translate("ErrorKinds", "Wrong kind of file"),
+        "bundle.newer": QCoreApplication.translate(
+            "ErrorKinds", "The results file was written by a newer version"
+        ),
         "engine": QCoreApplication.translate("ErrorKinds", "Engine problem"),
         "engine.template": QCoreApplication.translate("ErrorKinds", "Chat template problem"),
         "engine.not_found": QCoreApplication.translate(

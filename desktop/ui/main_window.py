@@ -38,7 +38,7 @@ from desktop.ui.errors import show_error
 from desktop.ui.heap import freeze_heap
 from desktop.ui.notices import NoticeBox, settings_problem_text, store_notice_text
 from desktop.ui.pages.registry import LazyPages, PageSpec, page_specs
-from desktop.ui.state import THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
+from desktop.ui.state import MACHINE_PREFIX, THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
 from desktop.ui.theme import WHAT_IF_TINT, app_icon, icon
 from desktop.ui.window_settings import window_settings
 
@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self._build_body()
         self._build_status_bar()
         state.profile_changed.connect(self._on_state_profile_changed)
+        state.profiles_changed.connect(self._fill_profile_combo)
         state.problem.connect(self._on_state_problem)
         state.downloads_changed.connect(self._refresh_status)
         self._status_timer = QTimer(self)
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self._status_timer.start()
         self._restore()
         self._on_state_profile_changed()
+        state.load_machine_profiles()  # imported machines join the profile choices
         # What the window starts with, and the first catalog estimate (its fit targets stay),
         # out of the garbage collector's full passes: see desktop/ui/heap.py.
         QTimer.singleShot(0, freeze_heap)
@@ -161,7 +163,9 @@ class MainWindow(QMainWindow):
             key = WHAT_IF_PREFIX + name
             combo.addItem(self.tr("What if: %1").replace("%1", title), key)
         for key, profile in self.state.loaded_profiles().items():
-            if not key.startswith(WHAT_IF_PREFIX):
+            if key.startswith(MACHINE_PREFIX):
+                combo.addItem(self.tr("Imported: %1").replace("%1", profile.name or key), key)
+            elif not key.startswith(WHAT_IF_PREFIX):
                 combo.addItem(self.tr("File: %1").replace("%1", profile.name or key), key)
         combo.insertSeparator(combo.count())
         combo.addItem(self.tr("Open profile file…"), OPEN_PROFILE)
@@ -377,6 +381,8 @@ class MainWindow(QMainWindow):
 
     def _on_state_profile_changed(self) -> None:
         state = self.state
+        if self.profile_combo.findData(state.profile_key) < 0:
+            self._fill_profile_combo()  # chosen elsewhere (History's machines)
         index = self.profile_combo.findData(state.profile_key)
         if index >= 0 and index != self.profile_combo.currentIndex():
             self.profile_combo.setCurrentIndex(index)
@@ -525,11 +531,18 @@ class MainWindow(QMainWindow):
                 save(settings)
         settings.sync()
 
-    def closeEvent(self, event: QCloseEvent) -> None:
+    def shutdown(self) -> None:
+        """Stop the window's own timer and every page's work (closing, or a rebuilt window
+        taking its place: the object outlives either). Safe to call more than once. Pages not
+        made yet are not made for it."""
         self._closed = True
-        self.save_state()
+        self._status_timer.stop()
         for page in self.pages.made().values():
             shutdown = getattr(page, "shutdown", None)
             if shutdown is not None:
                 shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        self.shutdown()
         super().closeEvent(event)

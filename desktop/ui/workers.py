@@ -135,6 +135,16 @@ def run_task(
     return handle
 
 
+def pool_background(
+    work: Callable[[TaskControl], T],
+    done: Callable[[T], None],
+    failed: Callable[[Exception], None],
+) -> TaskHandle:
+    """The window's :class:`~desktop.core.playground.Background` for a core session: the work
+    on the global pool, its outcome back on the GUI thread."""
+    return run_task(work, on_done=done, on_failed=failed)
+
+
 class LatestOnly(Generic[T]):
     """Runs work where only the newest request counts: a new :meth:`submit` stops the one
     before, and only the newest result reaches ``on_done``."""

@@ -1,8 +1,8 @@
 """The model catalog: schema-checked loading, overlays, look-ups, filters, sort keys, Hub refresh.
 
 The bundled ``models_catalog.json`` is layered with the refresh overlay (exact sizes and hashes
-that ``llm-scout catalog refresh`` read from the Hub) and the user's own catalog:
-bundled < refreshed < user, with the published quality scores of
+that ``llm-scout catalog refresh`` read from the Hub, or a first verified download recorded)
+and the user's own catalog: bundled < refreshed < user, with the published quality scores of
 ``resources/quality/published.json`` (:class:`QualityRecord`, each with its source) added to
 the bundled models. A broken file raises :class:`~desktop.core.errors.CatalogError`
 naming the file and the JSON pointer of the bad value; :func:`load_catalog_safe` keeps the app
@@ -27,6 +27,7 @@ from desktop.core.catalog.load import (
     refresh_overlay_path,
 )
 from desktop.core.catalog.quality import QualityRecord, bundled_quality_path
+from desktop.core.catalog.record import record_verified_download
 from desktop.core.catalog.refresh import RefreshReport, RepoReport, refresh_catalog
 from desktop.core.catalog.types import (
     Catalog,
@@ -61,6 +62,7 @@ __all__ = [
     "load_catalog_safe",
     "model_matches",
     "read_json",
+    "record_verified_download",
     "refresh_catalog",
     "refresh_overlay_path",
     "sort_models",

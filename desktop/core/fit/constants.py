@@ -13,7 +13,8 @@ says what kind of number it is:
 - ``assumption``: a value no measurement here backs (the row says so and why it is used).
 
 ``tests/core/fit/test_constants.py`` fails when a constant in ``memory.py``, ``speed.py`` or
-``place.py`` has no row here, when a row's value differs from the code's, and when
+``place.py`` (or the KV cache's block sizes it reads from ``desktop/core/kv_cache.py``) has no
+row here, when a row's value differs from the code's, and when
 ``docs/fit-constants.md`` (``python -m desktop.core.fit.constants`` writes it) is not this
 table.
 """
@@ -55,6 +56,14 @@ class Constant:
     source: str
     points: int = 0
     machine: str = ""
+
+
+_PP_KERNEL_ROWS: tuple[tuple[str, str, Basis, str], ...] = (
+    ("F16", "F16", "definition", "its own rate"),
+    ("Q8_0", "Q8_0", "definition", "its own rate"),
+    ("F32", "F16", "assumption", "not measured; the float kernels are alike"),
+    ("BF16", "F16", "assumption", "not measured; the float kernels are alike"),
+)
 
 
 def _nodes(arch: str, value: int, note: str) -> Constant:
@@ -176,12 +185,7 @@ CONSTANTS: tuple[Constant, ...] = (
             basis,
             why,
         )
-        for quant, kernel, basis, why in (
-            ("F16", "F16", "definition", "its own rate"),
-            ("Q8_0", "Q8_0", "definition", "its own rate"),
-            ("F32", "F16", "assumption", "not measured; the float kernels are alike"),
-            ("BF16", "F16", "assumption", "not measured; the float kernels are alike"),
-        )
+        for quant, kernel, basis, why in _PP_KERNEL_ROWS
     ),
     # ---------------------------------------------------------------- speed: graph census
     _nodes("llama", 22, "llama (attention, SwiGLU FFN)"),
@@ -344,7 +348,7 @@ CONSTANTS: tuple[Constant, ...] = (
     ),
     *(
         Constant(
-            f"memory.CACHE_BLOCK[{t!r}]",
+            f"kv_cache.BLOCK_BYTES[{t!r}]",
             v,
             "(values, bytes)",
             f"values per block and bytes per block of a {t} KV cache row",
@@ -511,7 +515,8 @@ def markdown() -> str:
         "# Constants of the fit model",
         "",
         "Every constant the fit estimator uses (`desktop/core/fit/memory.py`, `speed.py`, "
-        "`place.py`), its value, what it means and where it comes from. Generated from "
+        "`place.py`, and the KV cache's block sizes from `desktop/core/kv_cache.py`), its value, "
+        "what it means and where it comes from. Generated from "
         "`desktop/core/fit/constants.py` by `python -m desktop.core.fit.constants`; "
         "`tests/core/fit/test_constants.py` fails when the code has a constant this table lacks, "
         "when a value differs, or when this file is stale. Basis: *fitted* (least squares or a "

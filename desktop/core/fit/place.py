@@ -24,9 +24,10 @@ from typing import NamedTuple
 
 from desktop.core.fit import memory as fm
 from desktop.core.fit.speed import block_nodes, expert_nodes, outside_nodes
-from desktop.core.fit.types import CacheType, FitTarget, MemoryBreakdown
+from desktop.core.fit.types import FitTarget, MemoryBreakdown
 from desktop.core.gguf import guess_tokenizer
 from desktop.core.hardware import GpuInfo, HardwareProfile
+from desktop.core.kv_cache import CacheType
 
 VRAM_MARGIN_BYTES = 256 * fm.MIB
 # Staging beyond the largest weight copied: fitted on the one partial-offload load measured

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.engine import RunReport
+from desktop.core.hardware import THIS_MACHINE
 from desktop.core.history.records import (
     ComparisonSummary,
     ContestantRecord,
@@ -172,7 +173,7 @@ def run_record(row: Any) -> RunRecord:
         created_at=float(row["created_at"]),
         source=row["source"],
         model=_joined_model(row),
-        machine=row["machine_name"] or "",
+        machine=row["machine_name"] or THIS_MACHINE,
         settings=loads(row["settings"], {}),
         system=row["system"],
         prompt=prompt or "",
@@ -235,7 +236,7 @@ def comparison_summary(row: Any) -> ComparisonSummary:
         mode=row["mode"],
         suite=row["suite"],
         status=row["status"],
-        machine=row["machine_name"] or "",
+        machine=row["machine_name"] or THIS_MACHINE,
         models=tuple(loads(row["names"], [])),
         n_prompts=int(row["n_prompts"]),
         n_answers=int(row["n_answers"]),

@@ -108,9 +108,39 @@ CREATE TABLE votes (
 CREATE INDEX votes_comparison ON votes(comparison_id);
 """
 
+# Results brought from other machines (desktop.core.bundle): measurements of any kind with a
+# headline figure (quality: KL divergence, accuracy, ...; ``data`` holds the whole document),
+# and the calibration entries of other machines (desktop.core.fit's CalibrationEntry as JSON,
+# keyed by the measuring machine's fingerprint), so an imported machine's profile is calibrated
+# by its own runs.
+_V2 = """
+CREATE TABLE measurements (
+    id INTEGER PRIMARY KEY,
+    created_at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    model_id INTEGER REFERENCES models(id),
+    machine_id INTEGER REFERENCES machines(id),
+    settings TEXT NOT NULL DEFAULT '{}',
+    metric TEXT NOT NULL,
+    value REAL,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX measurements_model ON measurements(model_id);
+CREATE INDEX measurements_created ON measurements(created_at);
+CREATE TABLE machine_calibration (
+    id INTEGER PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    time REAL NOT NULL,
+    source TEXT NOT NULL,
+    model TEXT NOT NULL,
+    entry TEXT NOT NULL,
+    UNIQUE (fingerprint, time, source, model)
+);
+"""
+
 #: Schema scripts in order; the database's ``user_version`` counts those applied. Append a new
 #: script to change the schema; never edit one that has shipped.
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 
 
 def history_schema(migrations: tuple[str, ...] = MIGRATIONS) -> Schema:

@@ -19,7 +19,7 @@ from desktop.core import paths
 from desktop.core.engine import LoadSettings, RunReport
 from desktop.core.engine import protocol as p
 from desktop.core.hardware import HardwareProfile
-from desktop.core.history.database import Database
+from desktop.core.history.machines import MachineQueries
 from desktop.core.history.records import (
     COMPARISON_STATUSES,
     CONTESTANT_STATUSES,
@@ -51,7 +51,7 @@ from desktop.core.history.rows import (
 from desktop.core.storage import guarded
 
 
-class History(Database):
+class History(MachineQueries):
     """The history database. Use as a context manager, or call :meth:`close`.
 
     ``library_db``: where stored hashes of model files are looked up (the library's database;
@@ -147,10 +147,11 @@ class History(Database):
         source: str | None = None,
         comparison_id: int | None = None,
         limit: int = 200,
+        machine: str | None = None,
     ) -> list[RunRecord]:
         """Answers, newest first. ``search``: words in the prompt, the answer or the model;
         ``model``: part of a model's label, variant id or path; ``source``: ``playground``,
-        ``run`` or ``comparison``."""
+        ``run`` or ``comparison``; ``machine``: one machine (:meth:`machine`)."""
         where: list[str] = []
         args: list[Any] = []
         if search:
@@ -170,6 +171,10 @@ class History(Database):
         if comparison_id is not None:
             where.append("runs.comparison_id = ?")
             args.append(comparison_id)
+        if machine:
+            condition, more = self.machine_condition("runs.machine_id", machine)
+            where.append(condition)
+            args += more
         sql = RUN_SELECT + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY runs.created_at DESC, runs.id DESC LIMIT ?"
         return [run_record(r) for r in self._read(sql, [*args, limit])]
@@ -374,10 +379,16 @@ class History(Database):
 
     @guarded
     def comparisons(
-        self, *, search: str | None = None, model: str | None = None, limit: int = 200
+        self,
+        *,
+        search: str | None = None,
+        model: str | None = None,
+        limit: int = 200,
+        machine: str | None = None,
     ) -> list[ComparisonSummary]:
         """Stored comparisons, newest first. ``search``: words in the title, a prompt, an
-        answer or a contestant's name; ``model``: part of a model's label, variant or path."""
+        answer or a contestant's name; ``model``: part of a model's label, variant or path;
+        ``machine``: one machine (:meth:`machine`)."""
         where: list[str] = []
         args: list[Any] = []
         if search:
@@ -397,6 +408,10 @@ class History(Database):
                 f"WHERE k.comparison_id = c.id AND {model_filter('m')})"
             )
             args += [like(model)] * 3
+        if machine:
+            condition, more = self.machine_condition("c.machine_id", machine)
+            where.append(condition)
+            args += more
         sql = SUMMARY_SELECT
         if where:
             sql += " WHERE " + " AND ".join(where)

@@ -58,7 +58,9 @@ class Pick:
 
     @property
     def memory_bytes(self) -> int:
-        return self.fit.ram_bytes + self.fit.vram_bytes
+        """What the run needs with the whole context in use: the verdict's figure, as the
+        Models page's Memory column and ``fit`` say it."""
+        return self.fit.must_fit_bytes
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -88,6 +90,7 @@ class Pick:
             "tokens_per_s": self.tokens_per_s,
             "ram_bytes": self.fit.ram_bytes,
             "vram_bytes": self.fit.vram_bytes,
+            "must_fit_bytes": self.fit.must_fit_bytes,
             "pareto": self.pareto,
             "quant_cost": None if self.cost is None else self.cost.to_dict(),
             "evidence": [] if score is None else [e.to_dict() for e in score.evidence],

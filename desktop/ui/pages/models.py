@@ -53,7 +53,7 @@ from shiboken6 import isValid
 from desktop.core.download import DownloadJob, DownloadState, request_for_variant
 from desktop.core.engine import CrossCheck, cross_check
 from desktop.core.errors import ScoutError
-from desktop.core.fit import FitTarget
+from desktop.core.fit import CalibrationStore, FitTarget
 from desktop.core.gguf import read_gguf
 from desktop.core.hardware import HardwareProfile
 from desktop.ui.errors import describe, show_error
@@ -115,6 +115,7 @@ class ModelsPage(QWidget):
         self.proxy.setSourceModel(self.model)
         self.estimates = CatalogEstimates(state, pairs, self, cells=self.model.cells)
         self.shown_ctx = 0
+        self._calibration_seen: tuple[int, int] | None = None
         self.shown_profile: HardwareProfile | None = None
         self._jobs: dict[str, DownloadJob] = {}
         self._wanted_selection = ""
@@ -243,6 +244,7 @@ class ModelsPage(QWidget):
         self.recommend.variant_selected.connect(self._on_recommend_variant_selected)
         self.state.profile_changed.connect(self._on_state_profile_changed)
         self.state.library_changed.connect(self._on_state_library_changed)
+        self.state.calibration_changed.connect(self._on_state_calibration_changed)
         self.state.downloads_changed.connect(self._refresh_detail)
 
     # -- columns ------------------------------------------------------------------------------
@@ -285,6 +287,10 @@ class ModelsPage(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         QTimer.singleShot(0, self._fit_columns)
+        # Runs recorded since (the Playground, the CLI in another process) may have changed
+        # this machine's calibration: estimate again when its file changed.
+        if self.shown_ctx and CalibrationStore().version() != self._calibration_seen:
+            self._estimate()
 
     def _on_header_context_menu_requested(self, position: QPoint) -> None:
         header = self.table.horizontalHeader()
@@ -419,6 +425,7 @@ class ModelsPage(QWidget):
             bar.setValue(position)
         self.shown_ctx = result.n_ctx
         self.shown_profile = result.profile
+        self._calibration_seen = CalibrationStore().version()
         self.recommend.set_estimate(result.rows, result.n_ctx, self.state.profile_name)
         self._fit_columns()
         self._update_count()
@@ -441,6 +448,9 @@ class ModelsPage(QWidget):
 
     def _on_state_library_changed(self) -> None:
         self._estimate(targets=True)
+
+    def _on_state_calibration_changed(self) -> None:
+        self._estimate()
 
     # -- selection and details ----------------------------------------------------------------
 

@@ -4,21 +4,29 @@ hold the code's values, and docs/fit-constants.md is that table."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from desktop.core import kv_cache
 from desktop.core.fit import constants, memory, place, speed
 
 ROOT = Path(__file__).resolve().parents[3]
 MODULES: dict[str, ModuleType] = {"memory": memory, "speed": speed, "place": place}
+# Constants the fit model uses from outside desktop/core/fit: the KV cache's block sizes.
+SHARED: dict[str, Mapping[str, object]] = {"kv_cache.BLOCK_BYTES": kv_cache.BLOCK_BYTES}
 
 
 def code_constants() -> dict[str, object]:
     """The module-level UPPER_CASE numbers and tables of memory.py, speed.py and place.py
-    (tables entry by entry) and the fields of memory.Calibration, by their row names."""
+    (tables entry by entry), the fields of memory.Calibration and the shared tables the model
+    reads (:data:`SHARED`), by their row names."""
     found: dict[str, object] = {}
+    for name, table in SHARED.items():
+        for key, item in table.items():
+            found[f"{name}[{key!r}]"] = item
     for prefix, module in MODULES.items():
         for name, value in vars(module).items():
             if not name.isupper() or isinstance(value, (bool, str, ModuleType)):
@@ -49,6 +57,7 @@ def test_the_scan_finds_the_constants_the_model_uses() -> None:
         "speed.BLOCK_NODES['qwen3']",
         "place.STAGING_EXTRA_BYTES",
         "memory.CTX_PAD",
+        "kv_cache.BLOCK_BYTES['q8_0']",
         "memory.REPACK_TYPES['x86']['Q4_K']",
         "memory.Calibration.gpu_context_bytes",
     ):
