@@ -85,24 +85,26 @@ CONSTANTS: tuple[Constant, ...] = (
     # ---------------------------------------------------------------- speed: fitted
     Constant(
         "speed.CPU_EFFICIENCY",
-        0.71,
+        0.5713,
         "fraction",
         "share of the CPU's measured copy bandwidth a generated token's weight and KV reads get",
         "fitted",
-        f"{CPU_RUN}/cells.jsonl: speed cells of the 'fit' shapes (dense-gqa-deep, "
-        "dense-gqa-wide; F16, Q8_0, Q4_K_M), best round; least squares with CPU_NODE_S",
-        6,
+        f"{CPU_RUN}/cells.jsonl: the speed cells of the 'fit' shapes (dense-gqa-deep at "
+        "depth 0 and 4096, dense-gqa-wide; F16, Q8_0, Q4_K_M), measured while the 1-minute load "
+        "stayed below 3 (2.2-2.5 with the cell's own two threads), best run; least squares "
+        "with CPU_NODE_S (benchmarks/fit_accuracy.py --gpu-only --fit-speed)",
+        9,
         DEV_MACHINE,
     ),
     Constant(
         "speed.CPU_NODE_S",
-        0.0000062,
+        0.000004444,
         "s per node",
         "fixed time of one compute node of the token's graph on the CPU (a barrier of "
         "llama.cpp's threads, small-op overheads)",
         "fitted",
         f"{CPU_RUN}/cells.jsonl: as CPU_EFFICIENCY",
-        6,
+        9,
         DEV_MACHINE,
     ),
     Constant(
@@ -110,10 +112,10 @@ CONSTANTS: tuple[Constant, ...] = (
         0.0,
         "s per token",
         "per-token cost outside the graph (sampling, the generation loop)",
-        "fitted",
-        f"{CPU_RUN}/cells.jsonl: as CPU_EFFICIENCY (a third free term did not improve the fit "
-        "rows; kept at 0)",
-        6,
+        "assumption",
+        f"{CPU_RUN}/cells.jsonl: as CPU_EFFICIENCY; not fitted (9 rows of two shapes cannot "
+        "tell it from the per-node term), kept at 0",
+        9,
         DEV_MACHINE,
     ),
     Constant(
@@ -165,15 +167,16 @@ CONSTANTS: tuple[Constant, ...] = (
             f"arithmetic rate of llama.cpp's CPU kernel for {what} in a 512-token prompt batch, "
             "per physical core",
             "fitted",
-            f"{CPU_RUN}/cells.jsonl: pp512 of the speed cells of the 'fit' shapes, best round; "
-            "least squares over the three rates together (the attention at the F16 rate)",
-            2,
+            f"{CPU_RUN}/cells.jsonl: pp512 of the depth-0 speed cells of the 'fit' shapes "
+            "(quiet machine, as CPU_EFFICIENCY), best run; least squares over the three rates "
+            "together (the attention at the F16 rate)",
+            6,
             DEV_MACHINE,
         )
         for kernel, value, what in (
-            ("F16", 20e9, "F16 weights (and the attention)"),
-            ("Q8_0", 20e9, "Q8_0 weights"),
-            ("Q4_K", 20e9, "Q4_K_M's weights (Q4_K repacked, some Q6_K); every type not listed"),
+            ("F16", 45.55e9, "F16 weights (and the attention)"),
+            ("Q8_0", 52.93e9, "Q8_0 weights"),
+            ("Q4_K", 59.9e9, "Q4_K_M's weights (Q4_K repacked, some Q6_K); every type not listed"),
         )
     ),
     *(

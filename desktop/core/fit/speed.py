@@ -30,9 +30,9 @@ GB = 1e9
 # Fitted constants (see desktop.core.fit.constants for the rows each rests on). CPU: on the
 # dense shapes of the CPU ground truth; GPU: on the nine full-offload H200 loads. Other GPU
 # backends (Metal, ROCm, Vulkan) use the CUDA figures until measured.
-CPU_EFFICIENCY = 0.71
+CPU_EFFICIENCY = 0.5713
 GPU_EFFICIENCY = 0.582
-CPU_NODE_S = 0.0000062
+CPU_NODE_S = 0.000004444
 GPU_NODE_S = 0.00000285
 CPU_TOKEN_S = 0.0
 # vLLM (AWQ) pays its per-token costs once per step (CUDA graphs), a literature value.
@@ -68,7 +68,7 @@ MOE_EXPERT_NODES = 5
 # layer and token), at a rate per physical core that depends on llama.cpp's kernel for the
 # weights' type (FLOP/s per core; the attention at the F16 rate). Fitted like the generation
 # constants; a type not listed uses Q4_K's.
-CPU_PP_FLOPS_PER_CORE: dict[str, float] = {"F16": 20e9, "Q8_0": 20e9, "Q4_K": 20e9}
+CPU_PP_FLOPS_PER_CORE: dict[str, float] = {"F16": 45.55e9, "Q8_0": 52.93e9, "Q4_K": 59.9e9}
 PP_KERNELS: dict[str, str] = {"F32": "F16", "F16": "F16", "BF16": "F16", "Q8_0": "Q8_0"}
 DEFAULT_PP_KERNEL = "Q4_K"
 
