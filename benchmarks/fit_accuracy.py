@@ -43,6 +43,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks._common import median, print_markdown_table  # noqa: E402
+from benchmarks._fit_ground_truth import report as ground_truth_report  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.fit import FitResult, FitTarget, estimate  # noqa: E402
 from desktop.core.gguf import (  # noqa: E402
@@ -52,6 +53,7 @@ from desktop.core.gguf import (  # noqa: E402
     tokenizer_facts,
 )
 from desktop.core.hardware import HardwareProfile  # noqa: E402
+from tests.fixtures.fit_targets import CPU_RUN  # noqa: E402
 
 CONTEXTS = (512, 2048, 8192, 32768)
 PROBE_CONTEXTS = (512, 8192)
@@ -365,11 +367,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--speed-runs", type=int, default=3, help="runs per model for speed")
     parser.add_argument(
-        "--gpu-only", action="store_true", help="print the GPU ground-truth table and stop"
+        "--gpu-only",
+        action="store_true",
+        help="print only the ground-truth tables (GPU rows and the CPU run) and stop",
+    )
+    parser.add_argument(
+        "--ground-truth",
+        type=Path,
+        default=CPU_RUN,
+        metavar="DIR",
+        help="a benchmarks/ground_truth.py run to check (default: the committed CPU run)",
+    )
+    parser.add_argument(
+        "--fit-speed",
+        action="store_true",
+        help="also print the speed constants least squares gives on the ground truth's fit rows",
     )
     args = parser.parse_args(argv)
     contexts = (512, 2048) if args.quick else tuple(args.ctx)
-    gpu_table()
+    ground_truth_report(args.ground_truth, fit=args.fit_speed)
     if args.gpu_only:
         return 0
     if args.fit_only:
@@ -534,82 +550,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(cells, indent=1))
     return 0
-
-
-GROUND_TRUTH = ROOT / "tests" / "fixtures" / "ground_truth"
-GROUND_SHAPES = {
-    "qwen25-1p5b-shape.Q8_0.gguf": "qwen2.5-1.5b-instruct:Q8_0",
-    "phi35-mini-shape.Q8_0.gguf": "phi-3.5-mini-instruct:Q8_0",
-    "llama31-8b-shape.Q8_0.gguf": "llama-3.1-8b-instruct:Q8_0",
-}
-PYTHON_LOOP_S = 0.00075  # the ground truth's Python loop, per token, beyond `llm-scout bench`
-
-
-def gpu_table() -> None:
-    """The fit now against the loads measured on a real H200 (tests/fixtures/ground_truth).
-
-    No GPU is needed: the catalog variant of each shape predicts the same as its file. The GPU
-    constants (CUDA context, efficiency, per-layer cost, partial-offload staging) were fitted on
-    these rows, so they show the fit, not a held-out check.
-    """
-    from desktop.core.catalog import load_catalog
-
-    catalog = load_catalog()
-    profile = HardwareProfile.load(GROUND_TRUTH / "h200-profile.json")
-    rows: list[list[object]] = []
-    vram_errs: list[float] = []
-    speed_errs: list[float] = []
-    lines = (GROUND_TRUTH / "gpu-h200-llama-cpp-python.jsonl").read_text().splitlines()
-    for line in lines:
-        row = json.loads(line)
-        model, variant = catalog.variant(GROUND_SHAPES[row["model"]])
-        result = estimate(
-            FitTarget.from_variant(model, variant),
-            profile,
-            n_ctx=row["n_ctx"],
-            n_gpu_layers=row["ngl"],
-        )
-        bench = 1 / (1 / row["tg_tok_s"] - PYTHON_LOOP_S)
-        vram_err = error_pct(result.vram_bytes, row["vram_peak"])
-        speed_err = error_pct(result.tokens_per_s or 0.0, bench)
-        vram_errs.append(vram_err)
-        speed_errs.append(speed_err)
-        layers = "all" if row["ngl"] == -1 else f"{row['ngl']} of {model.arch.n_layers}"
-        rows.append(
-            [
-                variant.id,
-                row["n_ctx"],
-                layers,
-                f"{result.vram_bytes / 1e9:.3f}",
-                f"{row['vram_peak'] / 1e9:.3f}",
-                f"{vram_err:+.1f}%",
-                f"{result.tokens_per_s or 0:.0f}",
-                f"{bench:.0f}",
-                f"{speed_err:+.1f}%",
-            ]
-        )
-    sys.stdout.write(
-        "### GPU: predicted now vs measured on an H200 (CUDA, ../shared/ground-truth; "
-        "the GPU constants are fitted on these rows)\n\n"
-    )
-    print_markdown_table(
-        [
-            "variant (shape)",
-            "n_ctx",
-            "GPU layers",
-            "predicted VRAM GB",
-            "measured VRAM GB",
-            "error",
-            "predicted tok/s",
-            "bench tok/s",
-            "error",
-        ],
-        rows,
-    )
-    sys.stdout.write(
-        f"\nVRAM error {min(vram_errs):+.1f}%..{max(vram_errs):+.1f}% (goal -5..+10%), "
-        f"speed error {min(speed_errs):+.1f}%..{max(speed_errs):+.1f}% (goal +-25%)\n\n"
-    )
 
 
 def fit_constants(cells: list[dict[str, Any]], profile: HardwareProfile) -> None:

@@ -1,5 +1,5 @@
-"""`llm-scout fit TARGET [--ctx N] [--ngl N] [--cache-type T] [--profile FILE|NAME]
-[--tensor-parallel N] [--pipeline-parallel N] [--json]`.
+"""`llm-scout fit TARGET [--ctx N] [--ngl N] [--n-cpu-moe N] [--cache-type T]
+[--profile FILE|NAME] [--tensor-parallel N] [--pipeline-parallel N] [--json]`.
 
 TARGET is anything the model resolver takes: a catalog variant id
 (``qwen2.5-7b-instruct:Q4_K_M``), a bare model id (its Q4_K_M variant), a demo key or a local
@@ -60,6 +60,14 @@ def register(subparsers: Any) -> None:
         metavar="N",
         help="layers on the GPU (-1: all; default: the best that fits)",
     )
+    fit.add_argument(
+        "--n-cpu-moe",
+        type=int,
+        default=0,
+        metavar="N",
+        help="MoE: keep the experts of the first N layers in RAM, everything else on the GPU "
+        "(llama.cpp's --n-cpu-moe; predicted only: llama-cpp-python cannot load this way)",
+    )
     add_attention_options(fit)
     fit.add_argument(
         "--threads",
@@ -107,6 +115,8 @@ def run_fit(args: argparse.Namespace) -> int:
         raise UsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be at least 1, not {args.threads}.")
+    if args.n_cpu_moe < 0:
+        raise UsageError(f"--n-cpu-moe must be 0 or more layers, not {args.n_cpu_moe}.")
     try:
         check_flash_attn(args.cache_type, flash_attn_from(args))
     except UsageError as exc:
@@ -135,6 +145,8 @@ def run_fit(args: argparse.Namespace) -> int:
     if threads_warning is not None:
         sys.stderr.write(f"llm-scout: warning: {threads_warning} The estimate uses all of them.\n")
     if args.rpc_profile:  # split across machines (llama.cpp RPC): its own estimate and output
+        if args.n_cpu_moe:
+            raise UsageError("--n-cpu-moe is not modelled for a split across machines.")
         return run_split(args, target, profile, profile_name, n_ctx)
     result = estimate(
         target,
@@ -146,6 +158,7 @@ def run_fit(args: argparse.Namespace) -> int:
         prompt_tokens=args.prompt_tokens,
         flash_attn=flash_attn_from(args),
         n_threads=args.threads,
+        n_cpu_moe=args.n_cpu_moe,
     )
     calibration = None if args.uncalibrated else calibration_for(profile)
     result, applied = apply_calibration(result, calibration)
@@ -192,6 +205,8 @@ def _print_human(result: FitResult, profile_name: str) -> None:
         verdict += f": {result.n_gpu_layers} of {result.n_layers} layers on the GPU"
         if result.n_gpu_layers == result.n_layers:
             verdict += ", output layer on the CPU"
+    if result.n_cpu_moe and result.n_gpu_layers:
+        verdict += f", the experts of {result.n_cpu_moe} layers in RAM"
     out.write(f"{result.label} on {profile_name}, context {result.n_ctx} tokens\n")
     if result.unsupported:
         out.write(f"Verdict: not supported here: {result.unsupported}.\n")
@@ -225,6 +240,7 @@ def _print_human(result: FitResult, profile_name: str) -> None:
         ("largest context that fits", str(result.max_ctx)),
         ("best GPU layers", f"{result.best_n_gpu_layers} of {result.n_layers}"),
         ("expected generation", _rate(result.tokens_per_s)),
+        ("expected prompt processing", _rate(result.prompt_tokens_per_s)),
         ("bandwidth roofline", _rate(result.roofline_tokens_per_s)),
         ("load time from disk", _seconds(result.load_seconds)),
         ("download", human_bytes(result.download_bytes) if result.download_bytes else "-"),
@@ -233,6 +249,9 @@ def _print_human(result: FitResult, profile_name: str) -> None:
     if result.vram_free_bytes:
         free = ", ".join(human_bytes(b) for b in result.vram_free_bytes)
         facts.insert(2, ("VRAM free", free))
+    if result.n_cpu_moe:
+        experts = f"first {result.n_cpu_moe} of {result.n_layers} layers (--n-cpu-moe)"
+        facts.insert(4, ("experts kept in RAM", experts))
     width = max(len(k) for k, _ in facts)
     out.write("".join(f"{k + ':':<{width + 2}}{v}\n" for k, v in facts))
     if result.reasons:

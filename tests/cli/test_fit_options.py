@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -62,3 +63,29 @@ def test_a_quantized_cache_without_flash_attention_is_refused(
     assert "Traceback" not in err
     assert cli.main(["fit", "smollm2", "--threads", "0"]) == 2
     assert "--threads must be at least 1" in capsys.readouterr().err
+
+
+def test_experts_kept_in_ram(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["qwen3-30b-a3b:Q4_K_M", "--profile", "rtx-3060-12gb", "--ctx", "8192"]
+    chosen = fit_json(capsys, *base)
+    assert chosen["verdict"] == "partial"
+    n = chosen["suggested_n_cpu_moe"]
+    assert n > 0
+    kept = fit_json(capsys, *base, "--n-cpu-moe", str(n))
+    assert kept["verdict"] == "gpu"
+    assert kept["n_cpu_moe"] == n
+    assert kept["tokens_per_s"] > chosen["tokens_per_s"]
+    code = cli.main(["fit", *base, "--n-cpu-moe", str(n)])
+    out, _err = capsys.readouterr()
+    assert code == 0
+    assert f"the experts of {n} layers in RAM" in out
+    assert re.search(rf"experts kept in RAM: +first {n} of 48 layers \(--n-cpu-moe\)", out)
+    assert "cannot load a model that way" in out
+
+
+def test_a_negative_n_cpu_moe_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(["fit", "qwen3-30b-a3b:Q4_K_M", "--n-cpu-moe", "-1"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert not out
+    assert err.strip() == "llm-scout: --n-cpu-moe must be 0 or more layers, not -1."

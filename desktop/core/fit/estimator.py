@@ -24,6 +24,8 @@ from pathlib import Path
 from desktop.core.errors import FitError
 from desktop.core.fit import memory as fm
 from desktop.core.fit.awq import estimate_awq
+from desktop.core.fit.decode import prompt_tokens_per_s, stages
+from desktop.core.fit.experts import EXPERTS_ELSEWHERE, fewest_cpu_moe
 from desktop.core.fit.place import (
     Placement,
     Setup,
@@ -32,11 +34,9 @@ from desktop.core.fit.place import (
     fits_at,
     make_setup,
     place,
-    stages,
 )
 from desktop.core.fit.speed import (
-    CPU_LAYER_OVERHEAD_S,
-    GPU_LAYER_OVERHEAD_S,
+    CPU_TOKEN_S,
     TargetFacts,
     models_disk,
     roofline,
@@ -68,6 +68,7 @@ def estimate(
     flash_attn: bool | None = None,
     swa_full: bool = True,
     n_threads: int | None = None,
+    n_cpu_moe: int = 0,
 ) -> FitResult:
     """Predict memory, placement and speed of ``target`` on ``profile``.
 
@@ -77,6 +78,8 @@ def estimate(
     the whole context may be used. ``flash_attn`` defaults to the engine's choice: off, on for
     a quantized cache (llama.cpp needs it for a quantized V cache). ``n_threads``: the CPU
     threads of the run (None: one per physical core), which share the CPU's bandwidth.
+    ``n_cpu_moe``: keep the expert tensors of the first ``n_cpu_moe`` layers in host memory
+    (llama.cpp's ``--n-cpu-moe``; :mod:`~desktop.core.fit.experts`); ignored without experts.
     """
     estimator = TargetEstimator(
         target,
@@ -85,6 +88,7 @@ def estimate(
         models_dir=models_dir,
         flash_attn=flash_attn,
         swa_full=swa_full,
+        n_cpu_moe=n_cpu_moe,
     )
     return estimator.estimate(n_ctx, n_gpu_layers=n_gpu_layers, prompt_tokens=prompt_tokens)
 
@@ -109,16 +113,21 @@ class TargetEstimator:
         models_dir: Path | None = None,
         flash_attn: bool | None = None,
         swa_full: bool = True,
+        n_cpu_moe: int = 0,
     ) -> None:
+        if n_cpu_moe < 0:
+            raise FitError(f"n_cpu_moe must be 0 or more, not {n_cpu_moe}.")
         self.target = target
         self.profile = profile
         self.cache_type = cache_type
         self.models_dir = models_dir
         self.flash_attn = flash_attn
         self.swa_full = swa_full
+        self.n_cpu_moe = min(n_cpu_moe, target.arch.n_layers) if target.arch.is_moe else 0
+        self._asked_cpu_moe = n_cpu_moe
         self._disk: tuple[DiskInfo | None] | None = None
         self._facts: TargetFacts | None = None
-        self._setups: dict[int, Setup] = {}  # by prompt tokens
+        self._setups: dict[tuple[int, int], Setup] = {}  # by prompt tokens and n_cpu_moe
         self._best_max_ctx: dict[int, int] = {}  # by prompt tokens, for n_gpu_layers None
         self._at_max_ctx: dict[int, Placement] = {}  # best_placement at that max_ctx
 
@@ -151,7 +160,7 @@ class TargetEstimator:
                 reasons=reasons,
             )
 
-        setup = self._setup(used, fa)
+        setup = self._setup(used, fa, self.n_cpu_moe)
         devices = setup.devices
         n_layers = target.arch.n_layers
         if n_gpu_layers is None:
@@ -189,11 +198,11 @@ class TargetEstimator:
                     f"The largest context, {max_ctx} tokens, fits with {at_max.n_gpu_layers} of "
                     f"{n_layers} layers on the GPU."
                 )
-        overhead = (n_layers - placement.n_gpu_layers) * CPU_LAYER_OVERHEAD_S
-        overhead += placement.n_gpu_layers * GPU_LAYER_OVERHEAD_S
-        roof, expected = roofline(stages(setup, placement), overhead)
+        roof, expected = roofline(stages(setup, placement), CPU_TOKEN_S)
         if roof is None:
             reasons.append("The memory bandwidth is unknown, so no speed is predicted.")
+        experts, suggested = self._expert_reasons(setup, placement, n_ctx, expected, n_gpu_layers)
+        reasons.extend(experts)
         return FitResult(
             verdict=verdict,
             n_gpu_layers=placement.n_gpu_layers,
@@ -219,6 +228,9 @@ class TargetEstimator:
             vram_free_bytes=tuple(d.capacity for d in devices),
             n_ctx_train=target.arch.n_ctx_train,
             page_cache_bytes=_page_cache(setup, placement),
+            n_cpu_moe=setup.n_cpu_moe,
+            suggested_n_cpu_moe=suggested,
+            prompt_tokens_per_s=prompt_tokens_per_s(setup, placement),
             unified_memory=setup.unified,
             **self._target_facts(disk),
         )
@@ -233,19 +245,61 @@ class TargetEstimator:
             self._facts = target_facts(self.target, disk)
         return self._facts
 
-    def _setup(self, used: int, flash_attn: bool) -> Setup:
+    def _setup(self, used: int, flash_attn: bool, n_cpu_moe: int) -> Setup:
         # flash_attn follows from the cache type and the constructor's choice: fixed here.
-        setup = self._setups.get(used)
+        setup = self._setups.get((used, n_cpu_moe))
         if setup is None:
-            setup = self._setups[used] = make_setup(
+            setup = self._setups[(used, n_cpu_moe)] = make_setup(
                 self.target,
                 self.profile,
                 self.cache_type,
                 flash_attn=flash_attn,
                 swa_full=self.swa_full,
                 prompt_tokens=used,
+                n_cpu_moe=n_cpu_moe,
             )
         return setup
+
+    def _expert_reasons(
+        self,
+        setup: Setup,
+        placement: Placement,
+        n_ctx: int,
+        expected: float | None,
+        n_gpu_layers: int | None,
+    ) -> tuple[list[str], int]:
+        """What keeping experts in host memory does here (asked for, or worth asking for), and
+        the suggested ``n_cpu_moe`` (0: none)."""
+        arch = self.target.arch
+        if self._asked_cpu_moe and not arch.is_moe:
+            return [
+                f"--n-cpu-moe applies to mixture-of-experts models; {self.target.label} has no "
+                "experts, so it changes nothing."
+            ], 0
+        if not arch.is_moe or not setup.devices:
+            return [], 0
+        if self.n_cpu_moe:
+            n = self.n_cpu_moe
+            return [
+                f"The experts of the first {n} of {arch.n_layers} layers stay in RAM "
+                f"(llama.cpp's --n-cpu-moe {n}); they run on the CPU. {EXPERTS_ELSEWHERE}"
+            ], 0
+        full = placement.n_gpu_layers == arch.n_layers and placement.offload_output
+        if full or n_gpu_layers is not None:
+            return [], 0
+        used, fa = setup.prompt_tokens, setup.flash_attn
+        found = fewest_cpu_moe(lambda n: self._setup(used, fa, n), n_ctx)
+        if found is None:
+            return [], 0
+        n, other = found
+        _, speed = roofline(stages(self._setup(used, fa, n), other), CPU_TOKEN_S)
+        if speed is None or (expected is not None and speed <= expected):
+            return [], 0
+        return [
+            f"Keeping the experts of the first {n} of {arch.n_layers} layers in RAM (llama.cpp's "
+            f"--n-cpu-moe {n}) puts everything else on the GPU: about {speed:.0f} tokens/s "
+            f"(fit --n-cpu-moe {n}). {EXPERTS_ELSEWHERE}"
+        ], n
 
 
 def default_context(arch: ModelArch, wanted: int) -> int:

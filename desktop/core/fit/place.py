@@ -4,6 +4,16 @@ llama.cpp offloads the last ``n_gpu_layers`` blocks (and the output layer when e
 offloaded), splits them over GPUs in proportion to their free memory, keeps the token
 embeddings on the CPU, and gives every GPU its own compute buffer and the KV cache of its
 layers. On unified memory (Apple, Jetson) GPU and CPU share one pool.
+
+Host weights used by a prompt batch run on the GPU all the same (op offload, for batches of 32
+tokens or more): the scheduler copies each such weight into the GPU's compute buffer, starting
+a new graph split at every one so the copies reuse one region (ggml-backend.cpp,
+``ggml_backend_sched_split_graph``). The compute buffer therefore grows by the largest weight
+staged, plus a constant measured on one partial load (:data:`STAGING_EXTRA_BYTES`). A MoE
+layer's expert tensor is staged whole (only the experts a batch uses are copied, but the
+space is reserved for all). ``n_cpu_moe`` keeps the expert tensors of the first layers in host
+memory while the rest of those layers is on the GPU (llama.cpp's ``--n-cpu-moe``): their
+experts then run on the CPU for a generated token.
 """
 
 from __future__ import annotations
@@ -13,13 +23,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from desktop.core.fit import memory as fm
-from desktop.core.fit.speed import CPU_EFFICIENCY, GPU_EFFICIENCY, Stage
+from desktop.core.fit.speed import block_nodes, expert_nodes, outside_nodes
 from desktop.core.fit.types import FitTarget, MemoryBreakdown
 from desktop.core.gguf import guess_tokenizer
 from desktop.core.hardware import GpuInfo, HardwareProfile
 from desktop.core.kv_cache import CacheType
 
 VRAM_MARGIN_BYTES = 256 * fm.MIB
+# Staging beyond the largest weight copied: fitted on the one partial-offload load measured
+# (H200, llama-3.1-8b's shape, 16 of 32 layers), where the whole 231.8 MB block matched.
+STAGING_EXTRA_BYTES = 169_400_000
 
 
 @dataclass(frozen=True)
@@ -68,7 +81,14 @@ class Layout:
     dense_share: float  # share of the layer bytes one token reads (MoE: active experts only)
     model_overhead: int  # fm.model_overhead_bytes: the tokenizer's tables and the graph
     load_overhead: int  # fm.load_overhead_bytes: the rest of the process at the load's peak
-    max_layer_bytes: int  # the largest block: what op offload stages on the GPU for CPU layers
+    max_layer_bytes: int  # the largest block
+    staged_bytes: int  # what op offload stages on the GPU for host weights (module docstring)
+    expert_layer_bytes: int  # expert tensors of one MoE layer (0: not MoE)
+    first_moe_layer: int  # layers before it have no experts (n_layer_dense_lead)
+    active_experts: float  # share of a layer's experts one token reads
+    block_nodes: int  # compute nodes per block for one token (speed.block_nodes)
+    expert_nodes: int  # of those, the ones that run where the experts are
+    outside_nodes: int
 
 
 @dataclass(frozen=True)
@@ -83,6 +103,7 @@ class Setup:
     unified: bool
     ram_available: int
     layout: Layout = field(compare=False, repr=False)
+    n_cpu_moe: int = 0  # expert tensors of the first n_cpu_moe layers kept in host memory
 
 
 def make_setup(
@@ -93,6 +114,7 @@ def make_setup(
     flash_attn: bool,
     swa_full: bool,
     prompt_tokens: int,
+    n_cpu_moe: int = 0,
 ) -> Setup:
     """The :class:`Setup` of ``target`` on ``profile``, its :class:`Layout` computed."""
     arch = target.arch
@@ -100,13 +122,22 @@ def make_setup(
     family = fm.cpu_family(profile.cpu.arch, profile.cpu.flags)
     layer_sum = sum(layers)
     dense_share = 1.0
+    active_share = 1.0
+    expert_layer = 0
+    lead = 0
     if arch.is_moe and target.expert_bytes:
         total = layer_sum or 1
-        active = target.expert_bytes * arch.n_expert_used / arch.n_expert
+        active_share = arch.n_expert_used / arch.n_expert
+        active = target.expert_bytes * active_share
         dense_share = (total - target.expert_bytes + active) / total
+        lead = min(_int(arch.extra.get("n_layer_dense_lead")), arch.n_layers - 1)
+        expert_layer = target.expert_bytes // max(arch.n_layers - lead, 1)
+    largest = max(target.max_block_tensor_bytes, target.max_expert_tensor_bytes)
+    staged = largest + STAGING_EXTRA_BYTES if largest else max(layers, default=0)
+    kv = fm.kv_shape(arch, cache_type, swa_full=swa_full)
     tokenizer = target.tokenizer or guess_tokenizer(arch)
     layout = Layout(
-        kv=fm.kv_shape(arch, cache_type, swa_full=swa_full),
+        kv=kv,
         n_caches=fm.kv_cache_count(arch),
         layer_prefix=fm.prefix_sums(layers),
         layer_total=layer_sum or 1,
@@ -117,18 +148,45 @@ def make_setup(
         embd_bytes=target.embd_bytes(),
         output_bytes=target.output_bytes or 0,
         out_read_bytes=target.out_bytes(),
-        used_kv=fm.kv_shape(arch, cache_type, swa_full=True),
+        used_kv=kv,
         dense_share=dense_share,
         model_overhead=fm.model_overhead_bytes(
             tokenizer, target.n_tensors or fm.estimated_tensor_count(arch)
         ),
         load_overhead=fm.load_overhead_bytes(tokenizer),
         max_layer_bytes=max(layers, default=0),
+        staged_bytes=staged,
+        expert_layer_bytes=expert_layer,
+        first_moe_layer=lead,
+        active_experts=active_share,
+        block_nodes=block_nodes(arch),
+        expert_nodes=expert_nodes(arch),
+        outside_nodes=outside_nodes(arch),
     )
     return Setup(
         target, profile, cache_type, flash_attn, swa_full, prompt_tokens, usable_gpus(profile),
         profile.unified_memory, profile.memory.available_bytes, layout,
+        max(0, n_cpu_moe) if expert_layer else 0,
     )  # fmt: skip
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def host_expert_layers(setup: Setup, first_gpu: int) -> int:
+    """GPU layers (from ``first_gpu`` on) whose expert tensors stay in host memory."""
+    stop = min(setup.n_cpu_moe, setup.target.arch.n_layers)
+    return max(0, stop - max(first_gpu, setup.layout.first_moe_layer))
+
+
+def _host_experts(setup: Setup, start: int, stop: int) -> int:
+    """Expert bytes of layers ``start..stop-1`` kept in host memory (``n_cpu_moe``)."""
+    if not setup.n_cpu_moe:
+        return 0
+    lo = max(start, setup.layout.first_moe_layer)
+    hi = min(stop, setup.n_cpu_moe)
+    return max(0, hi - lo) * setup.layout.expert_layer_bytes
 
 
 def _gpu_capacity(gpu: GpuInfo) -> int:
@@ -219,19 +277,20 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
         )  # fmt: skip
 
     # Some layers on GPUs: split them by free memory, the output layer on the last device. With
-    # layers left on the CPU, llama.cpp's op offload copies a CPU layer's weights into the first
-    # device's compute buffer for a prompt batch (``staging``).
+    # weights left in host memory, llama.cpp's op offload copies them one at a time into the
+    # first device's compute buffer for a prompt batch (``staging``, module docstring).
     counts = _split(ngl, [d.capacity for d in setup.devices])
     per_gpu: list[MemoryBreakdown] = []
     start = first_gpu
     last = max(i for i, c in enumerate(counts) if c > 0) if any(counts) else 0
-    staging = lay.max_layer_bytes if first_gpu > 0 else 0
+    moved = host_expert_layers(setup, first_gpu)
+    staging = lay.staged_bytes if first_gpu > 0 or moved else 0
     for index, count in enumerate(counts):
         stop = start + count
         if count == 0:
             per_gpu.append(MemoryBreakdown())
             continue
-        w = lay.layer_prefix[stop] - lay.layer_prefix[start]
+        w = lay.layer_prefix[stop] - lay.layer_prefix[start] - _host_experts(setup, start, stop)
         if offload_output and index == last:
             w += out_bytes if out_bytes else lay.embd_bytes
         kv_gpu = kv.range_bytes(n_ctx, start, stop)
@@ -245,7 +304,7 @@ def place(setup: Setup, n_ctx: int, n_gpu_layers: int, offload_output: bool) -> 
     # Host memory the process needs: the embeddings (always on the CPU), the CPU layers (their
     # repacked copies replace the mapped pages), the output layer unless offloaded. mmap also
     # maps the GPU layers' pages at load (page cache the kernel can drop; not counted here).
-    cpu_weights = lay.embd_bytes + cpu_layer_bytes
+    cpu_weights = lay.embd_bytes + cpu_layer_bytes + moved * lay.expert_layer_bytes
     if not offload_output:
         cpu_weights += out_bytes
     cpu_kv = kv.range_bytes(n_ctx, 0, first_gpu)
@@ -316,11 +375,14 @@ def fit_flags(
     prefix = lay.layer_prefix
     cal = fm.CALIBRATION
     out = (lay.output_bytes or lay.embd_bytes) if offload_output else 0
-    staging = lay.max_layer_bytes if first_gpu > 0 else 0  # as in place()
+    moved = host_expert_layers(setup, first_gpu)
+    staging = lay.staged_bytes if first_gpu > 0 or moved else 0  # as in place()
+    host_experts = moved * lay.expert_layer_bytes
     if len(devices) == 1:  # _split gives the one device every layer
         totals = [
             prefix[n_layers]
             - prefix[first_gpu]
+            - host_experts
             + out
             + kv.range_at(cells, swa, first_gpu, n_layers)
             + reserved
@@ -338,12 +400,12 @@ def fit_flags(
                 continue
             stop = start + count
             w = prefix[stop] - prefix[start] + (out if index == last else 0)
-            w += staging if start == first_gpu else 0
+            w += (staging if start == first_gpu else 0) - _host_experts(setup, start, stop)
             totals.append(
                 w + kv.range_at(cells, swa, start, stop) + reserved + cal.gpu_context_bytes
             )
             start = stop
-    cpu_weights = lay.embd_bytes + prefix[first_gpu]
+    cpu_weights = lay.embd_bytes + prefix[first_gpu] + host_experts
     if not offload_output:
         cpu_weights += lay.output_bytes
     cpu_kv = kv.range_at(cells, swa, 0, first_gpu)
@@ -397,27 +459,3 @@ def _best(setup: Setup, ctx: AtCtx) -> tuple[int, bool]:
     if all(fit_flags(setup, ctx, lo, False)) or not all(fit_flags(setup, ctx, 0, False)):
         return lo, False
     return 0, False
-
-
-def stages(setup: Setup, placement: Placement) -> list[Stage]:
-    arch, lay, profile = setup.target.arch, setup.layout, setup.profile
-    n_layers = arch.n_layers
-    layers, used, tokens = lay.layer_prefix, lay.used_kv, setup.prompt_tokens
-    first_gpu = n_layers - placement.n_gpu_layers
-    cpu_bytes = layers[first_gpu] * lay.dense_share + used.range_bytes(tokens, 0, first_gpu)
-    gpu_bytes = (layers[n_layers] - layers[first_gpu]) * lay.dense_share + used.range_bytes(
-        tokens, first_gpu, n_layers
-    )
-    if placement.n_gpu_layers == 0:
-        gpu_bytes = 0
-    if placement.offload_output:
-        gpu_bytes += lay.out_read_bytes
-    else:
-        cpu_bytes += lay.out_read_bytes
-    stages = [Stage(int(cpu_bytes), profile.cpu.memory_bandwidth_gbps, CPU_EFFICIENCY)]
-    if gpu_bytes and setup.devices:
-        bandwidth = min(
-            (d.gpu.bandwidth_gbps for d in setup.devices if d.gpu.bandwidth_gbps), default=None
-        )
-        stages.append(Stage(int(gpu_bytes), bandwidth, GPU_EFFICIENCY))
-    return stages

@@ -1,9 +1,17 @@
-"""Speed and load-time side of the fit estimator: the memory-bandwidth roofline.
+"""Speed and load-time side of the fit estimator: bytes read per token, and the graph's nodes.
 
-Generating one token reads every weight the token passes through (all layers, the output
-matrix, only the active experts of a MoE layer) plus the KV cache in use, so the best possible
-speed is ``bandwidth / bytes per token``. Real runs reach a fraction of it (kernel efficiency,
-threads, cache misses): the expected speed applies an efficiency factor per device kind.
+Generating one token reads every weight the token passes through and the KV cache in use: all
+layers' attention and dense weights, the router and ``n_expert_used`` of ``n_expert`` experts of
+a MoE layer, the output matrix; the cells attention reads (the used context, up to a bounded
+sliding-window cache's size). The best possible speed is ``bandwidth / bytes per token``
+(:func:`roofline`). Real runs reach a fraction of the bandwidth (kernel efficiency, threads,
+cache misses), and every compute node of the token's graph costs a fixed time besides: on the
+CPU each ends in a barrier of llama.cpp's threads, on a GPU each is a kernel. So the expected
+time per token is, summed over the devices a token passes, ``bytes / (bandwidth x efficiency)
++ nodes x seconds per node``, plus a per-token cost (sampling, the generation loop).
+
+The node counts come from llama.cpp's own graphs (:func:`block_nodes`), the constants from
+measurements; :mod:`desktop.core.fit.constants` lists every constant with its source.
 """
 
 from __future__ import annotations
@@ -14,27 +22,61 @@ from pathlib import Path
 from typing import TypedDict
 
 from desktop.core.fit.types import FitTarget, TargetFormat
+from desktop.core.gguf import ModelArch
 from desktop.core.hardware import DiskInfo, HardwareProfile
 
 GB = 1e9
 
-# Expected speed: time per token = sum over devices of bytes / (bandwidth x efficiency), plus a
-# fixed cost per layer (ggml runs a dozen small ops per layer: on the CPU each ends in a thread
-# barrier, on a GPU each is a kernel launch). CPU: both fitted on the demo models' best
-# generation speed on this machine (SmolLM2 105.6 and Gemma 3 64.0 tokens/s at n_ctx 512, best
-# of nine runs; bandwidth from the hardware probe's copy benchmark): 0.71 of the roofline plus
-# 0.137 ms per layer; benchmarks/fit_accuracy.py checks the held-out models. GPU: fitted by
-# least squares on the nine full-offload loads of ../shared/ground-truth (H200, CUDA, three
-# shapes of 28-32 layers, 1.6-8.5 GB, the bench-equivalent tokens/s): 0.65 of the roofline
-# plus 0.071 ms per layer, every row within 6%. Other GPU backends (Metal, ROCm, Vulkan) use
-# the CUDA figures until measured.
-CPU_EFFICIENCY = 0.71
-GPU_EFFICIENCY = 0.65
-CPU_LAYER_OVERHEAD_S = 0.000137
-GPU_LAYER_OVERHEAD_S = 0.0000706
+# Fitted constants (see desktop.core.fit.constants for the rows each rests on). CPU: on the
+# dense shapes of the CPU ground truth; GPU: on the nine full-offload H200 loads. Other GPU
+# backends (Metal, ROCm, Vulkan) use the CUDA figures until measured.
+CPU_EFFICIENCY = 0.5713
+GPU_EFFICIENCY = 0.582
+CPU_NODE_S = 0.000004444
+GPU_NODE_S = 0.00000285
+CPU_TOKEN_S = 0.0
 # vLLM (AWQ) pays its per-token costs once per step (CUDA graphs), a literature value.
 GPU_TOKEN_OVERHEAD_S = 0.001
 AWQ_EFFICIENCY = 0.60
+
+# Compute nodes of a one-token graph (GGML_SCHED_DEBUG=2), per block and outside the blocks
+# (embedding lookup, output norm and matrix, the last layer's row selection), by architecture.
+BLOCK_NODES: dict[str, int] = {
+    "llama": 22,
+    "qwen2": 25,  # q/k/v biases
+    "qwen3": 26,  # q/k RMS norms
+    "qwen3moe": 26,
+    "phi3": 21,  # fused qkv
+    "gemma2": 30,  # post norms, attention soft-capping
+    "gemma3": 31,  # q/k norms, post norms
+}
+DEFAULT_BLOCK_NODES = 22  # an architecture not counted: llama's
+OUTSIDE_NODES: dict[str, int] = {"gemma2": 10, "gemma3": 7}
+DEFAULT_OUTSIDE_NODES = 6
+# A MoE FFN (router, softmax, top-k, weight normalisation, three MUL_MAT_ID, the gated
+# activation, the weighting) has MOE_NODES more nodes than a dense FFN, plus one ADD per
+# expert used beyond the first.
+MOE_NODES = 8
+# Of those, the nodes that run where the expert weights are (three MUL_MAT_ID, the gated
+# activation, the weighting), plus the ADDs.
+MOE_EXPERT_NODES = 5
+
+
+# Prompt processing on the CPU is bound by arithmetic: a batch multiplies every weight of the
+# blocks it passes through (2 FLOPs per weight and token, a MoE layer's active experts only)
+# and computes attention over the batch's cells (2 x heads x (K + V head size) x cells per
+# layer and token), at a rate per physical core that depends on llama.cpp's kernel for the
+# weights' type (FLOP/s per core; the attention at the F16 rate). Fitted like the generation
+# constants; a type not listed uses Q4_K's.
+CPU_PP_FLOPS_PER_CORE: dict[str, float] = {"F16": 45.55e9, "Q8_0": 52.93e9, "Q4_K": 59.9e9}
+PP_KERNELS: dict[str, str] = {"F32": "F16", "F16": "F16", "BF16": "F16", "Q8_0": "Q8_0"}
+DEFAULT_PP_KERNEL = "Q4_K"
+
+
+def pp_kernel(quant: str | None) -> str:
+    """The :data:`CPU_PP_FLOPS_PER_CORE` entry a quant's weights run with."""
+    return PP_KERNELS.get((quant or "").upper(), DEFAULT_PP_KERNEL)
+
 
 # Sequential read speeds assumed when the profile has no measured disk speed (bytes/s).
 DISK_READ_DEFAULTS: dict[str, float] = {
@@ -64,22 +106,26 @@ def with_threads(profile: HardwareProfile, n_threads: int | None) -> HardwarePro
 
 @dataclass(frozen=True)
 class Stage:
-    """Bytes one token reads on one device, and that device's bandwidth."""
+    """What one token costs on one device: the bytes it reads there at that device's bandwidth
+    and efficiency, and the fixed time of the graph nodes computed there (``fixed_s``)."""
 
     bytes_per_token: int
     bandwidth_gbps: float | None
     efficiency: float
+    fixed_s: float = 0.0
 
 
 def roofline(stages: Sequence[Stage], overhead_s: float = 0.0) -> tuple[float | None, float | None]:
     """(roofline tokens/s, expected tokens/s); None when a bandwidth is unknown.
 
-    Layers run one after the other, so the time per token is the sum over devices; the expected
-    speed adds the fixed per-token cost ``overhead_s``.
+    Layers run one after the other, so the time per token is the sum over devices: the
+    roofline counts only the bytes at full bandwidth; the expected speed the bytes at the
+    device's efficiency, each stage's node costs and the per-token cost ``overhead_s``.
     """
     ideal = 0.0
     real = 0.0
     for stage in stages:
+        real += stage.fixed_s
         if stage.bytes_per_token <= 0:
             continue
         if not stage.bandwidth_gbps or stage.bandwidth_gbps <= 0:
@@ -90,6 +136,24 @@ def roofline(stages: Sequence[Stage], overhead_s: float = 0.0) -> tuple[float | 
     if ideal <= 0:
         return None, None
     return 1.0 / ideal, 1.0 / (real + overhead_s)
+
+
+def block_nodes(arch: ModelArch) -> int:
+    """Compute nodes llama.cpp runs per block for one generated token."""
+    nodes = BLOCK_NODES.get(arch.architecture, DEFAULT_BLOCK_NODES)
+    if arch.is_moe:
+        nodes += MOE_NODES + max(arch.n_expert_used - 1, 0)
+    return nodes
+
+
+def expert_nodes(arch: ModelArch) -> int:
+    """Of :func:`block_nodes`, those that run where a MoE block's expert weights are."""
+    return MOE_EXPERT_NODES + max(arch.n_expert_used - 1, 0) if arch.is_moe else 0
+
+
+def outside_nodes(arch: ModelArch) -> int:
+    """Compute nodes outside the blocks (embeddings, output norm and matrix)."""
+    return OUTSIDE_NODES.get(arch.architecture, DEFAULT_OUTSIDE_NODES)
 
 
 def disk_read_bytes_per_s(disk: DiskInfo | None) -> float | None:

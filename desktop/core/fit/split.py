@@ -33,9 +33,10 @@ from desktop.core.fit import memory as fm
 from desktop.core.fit.place import VRAM_MARGIN_BYTES, Device, Setup, make_setup, place, split_layers
 from desktop.core.fit.speed import (
     CPU_EFFICIENCY,
-    CPU_LAYER_OVERHEAD_S,
+    CPU_NODE_S,
+    CPU_TOKEN_S,
     GPU_EFFICIENCY,
-    GPU_LAYER_OVERHEAD_S,
+    GPU_NODE_S,
     Stage,
     roofline,
 )
@@ -392,7 +393,7 @@ def estimate_split(
             bandwidth_gbps=local.cpu.memory_bandwidth_gbps,
         )
     ]
-    staging = lay.max_layer_bytes if first_gpu > 0 else 0
+    staging = lay.staged_bytes if first_gpu > 0 else 0
     last = max((i for i, c in enumerate(counts) if c > 0), default=-1)
     start = first_gpu
     for index, (dev, count) in enumerate(zip(devices, counts, strict=True)):
@@ -509,21 +510,21 @@ def _speed(
 ) -> tuple[float | None, float | None, float | None]:
     """(expected tokens/s, the same without the network, roofline): every holder reads its
     layers (active experts only), their KV cache in use and the output matrix if it holds it,
-    at its own bandwidth, one after the other; per-layer costs and the network on top."""
+    at its own bandwidth, one after the other; its graph nodes' costs and the network on top."""
     lay = setup.layout
     stages = []
-    overhead = 0.0
+    overhead = CPU_TOKEN_S
     for h in holders:
         start, stop = h.first_layer, h.first_layer + h.n_layers
         n_bytes = (lay.layer_prefix[stop] - lay.layer_prefix[start]) * lay.dense_share
         n_bytes += lay.used_kv.range_bytes(used, start, stop)
+        nodes = h.n_layers * lay.block_nodes
         if h.output:
             n_bytes += lay.out_read_bytes
+            nodes += lay.outside_nodes
         gpu = h.processor == "gpu"
-        stages.append(
-            Stage(int(n_bytes), h.bandwidth_gbps, GPU_EFFICIENCY if gpu else CPU_EFFICIENCY)
-        )
-        overhead += h.n_layers * (GPU_LAYER_OVERHEAD_S if gpu else CPU_LAYER_OVERHEAD_S)
+        efficiency, node_s = (GPU_EFFICIENCY, GPU_NODE_S) if gpu else (CPU_EFFICIENCY, CPU_NODE_S)
+        stages.append(Stage(int(n_bytes), h.bandwidth_gbps, efficiency, nodes * node_s))
     roof, without = roofline(stages, overhead)
     _, expected = roofline(stages, overhead + network_s)
     return expected, without, roof

@@ -99,6 +99,10 @@ class FitTarget:
     tokenizer: TokenizerFacts | None = None
     n_tensors: int | None = None
     variant: Variant | None = field(default=None, compare=False, repr=False)
+    # The largest matrix inside a block, and the largest expert tensor (0: unknown): what
+    # llama.cpp's op offload copies to the GPU for one prompt batch (see place.py).
+    max_block_tensor_bytes: int = 0
+    max_expert_tensor_bytes: int = 0
 
     @classmethod
     def from_gguf(cls, info: GGUFInfo) -> FitTarget:
@@ -107,6 +111,7 @@ class FitTarget:
         output: int | None = None
         experts = 0
         types: dict[tuple[str, int], int] = {}
+        largest = _LargestTensors()
         for tensor in info.tensors:
             name = tensor.name
             if name == "token_embd.weight":
@@ -115,6 +120,7 @@ class FitTarget:
                 output = tensor.n_bytes
             if name.startswith("blk.") and "_exps" in name:
                 experts += tensor.n_bytes
+            largest.add(name, tensor.shape, tensor.n_bytes)
             type_name, multiple, n_bytes = _edge_entry(
                 name, tensor.type_name, tensor.shape, tensor.n_bytes
             )
@@ -142,6 +148,8 @@ class FitTarget:
             path=str(info.source),
             tokenizer=tokenizer_facts(info.metadata),
             n_tensors=len(info.tensors),
+            max_block_tensor_bytes=largest.block,
+            max_expert_tensor_bytes=largest.expert,
         )
 
     @classmethod
@@ -235,7 +243,9 @@ class FitTarget:
     def _from_layout(cls, variant: Variant, arch: ModelArch, layout: QuantLayout) -> FitTarget:
         types: dict[tuple[str, int], int] = {}
         edge: list[tuple[str, int, int]] = []
+        largest = _LargestTensors()
         for tensor in layout.tensors:
+            largest.add(tensor.name, tensor.shape, tensor.n_bytes)
             entry = _edge_entry(tensor.name, tensor.type_name, tensor.shape, tensor.n_bytes)
             edge.append(entry)
             type_name, multiple, n_bytes = entry
@@ -263,6 +273,8 @@ class FitTarget:
             variant=variant,
             tokenizer=guess_tokenizer(arch),
             n_tensors=len(layout.tensors),
+            max_block_tensor_bytes=largest.block,
+            max_expert_tensor_bytes=largest.expert,
         )
 
     def layers(self) -> tuple[int, ...]:
@@ -337,6 +349,11 @@ class FitResult:
     n_ctx_train: int = 0
     page_cache_bytes: int = 0
     unsupported: str = ""  # why this machine cannot run the format at all ("" when it can)
+    # MoE: the layers whose expert tensors stay in host memory (llama.cpp's --n-cpu-moe), and
+    # the fewest that would put everything else on the GPU when it does not all fit (0: none).
+    n_cpu_moe: int = 0
+    suggested_n_cpu_moe: int = 0
+    prompt_tokens_per_s: float | None = None  # a 512-token prompt on the CPU (None: GPU layers)
     unified_memory: bool = False  # GPU and CPU share one pool (Apple, Jetson)
 
     @property
@@ -438,10 +455,13 @@ class FitResult:
             "llama_n_gpu_layers": -1 if self.offload_output else self.n_gpu_layers,
             "tokens_per_s": self.tokens_per_s,
             "roofline_tokens_per_s": self.roofline_tokens_per_s,
+            "prompt_tokens_per_s": self.prompt_tokens_per_s,
             "load_seconds": self.load_seconds,
             "download_bytes": self.download_bytes,
             "fits_disk": self.fits_disk,
             "page_cache_bytes": self.page_cache_bytes,
+            "n_cpu_moe": self.n_cpu_moe,
+            "suggested_n_cpu_moe": self.suggested_n_cpu_moe,
             "must_fit_bytes": self.must_fit_bytes,
             "n_ctx_train": self.n_ctx_train,
             "past_trained_ctx": self.past_trained_ctx,
@@ -493,6 +513,21 @@ def past_trained_context(arch: ModelArch, n_ctx: int) -> str | None:
         f"The context {n_ctx:,} is past the {trained:,} tokens this model was trained on: "
         f"text beyond {trained:,} tokens may come out garbled."
     )
+
+
+class _LargestTensors:
+    """The largest matrix inside the blocks and the largest expert tensor of a tensor list."""
+
+    def __init__(self) -> None:
+        self.block = 0
+        self.expert = 0
+
+    def add(self, name: str, shape: tuple[int, ...], n_bytes: int) -> None:
+        if not name.startswith("blk.") or len(shape) < 2:
+            return
+        self.block = max(self.block, n_bytes)
+        if "_exps" in name:
+            self.expert = max(self.expert, n_bytes)
 
 
 def _edge_entry(

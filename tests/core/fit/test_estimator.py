@@ -14,6 +14,13 @@ import pytest
 from desktop.core.errors import FitError
 from desktop.core.fit import FitResult, FitTarget, MemoryBreakdown, estimate
 from desktop.core.fit import memory as fm
+from desktop.core.fit.speed import (
+    CPU_EFFICIENCY,
+    CPU_NODE_S,
+    CPU_TOKEN_S,
+    GPU_EFFICIENCY,
+    GPU_NODE_S,
+)
 from desktop.core.gguf import ModelArch
 from desktop.core.hardware import (
     CpuInfo,
@@ -338,6 +345,27 @@ def test_ram_grows_with_context_and_long_prompts() -> None:
 
 
 # --------------------------------------------------------------------------- speed, load, disk
+
+
+def test_speed_is_the_bandwidth_roofline_times_efficiency_plus_node_costs() -> None:
+    target = gguf_target(LLAMA_8B, 4_920_000_000)
+    cpu = estimate(target, cpu_only(64, bandwidth=60.0), n_ctx=4096)
+    assert cpu.roofline_tokens_per_s is not None
+    assert cpu.tokens_per_s is not None
+    # llama: 22 compute nodes per block and 6 outside them (llama.cpp's one-token graph)
+    nodes = 32 * 22 + 6
+    per_token = 1 / (cpu.roofline_tokens_per_s * CPU_EFFICIENCY) + nodes * CPU_NODE_S
+    assert cpu.tokens_per_s == pytest.approx(1 / (per_token + CPU_TOKEN_S))
+    # A token reads every layer and the output matrix (not the embedding table) and the cache
+    # in use: 128 tokens of context by default, which attention reads as 256 cells.
+    read = 4_920_000_000 - target.embd_bytes() + 256 * 32 * 2 * 8 * 128 * 2
+    assert cpu.roofline_tokens_per_s == pytest.approx(60e9 / read)
+    gpu = estimate(target, with_gpus(cpu_only(64), 24, bandwidth=1000.0), n_ctx=4096)
+    assert gpu.roofline_tokens_per_s is not None
+    assert gpu.tokens_per_s is not None
+    per_token = 1 / (gpu.roofline_tokens_per_s * GPU_EFFICIENCY) + nodes * GPU_NODE_S
+    assert gpu.tokens_per_s == pytest.approx(1 / (per_token + CPU_TOKEN_S))
+    assert gpu.tokens_per_s > 10 * cpu.tokens_per_s
 
 
 def _speed_line(results: dict[float, FitResult]) -> tuple[float, float]:

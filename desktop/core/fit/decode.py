@@ -1,0 +1,90 @@
+"""What one generated token costs on each device of a placement, and how fast a prompt is
+processed on the CPU (:mod:`~desktop.core.fit.speed` has the model; :mod:`~desktop.core.fit.
+place` the placement)."""
+
+from __future__ import annotations
+
+from desktop.core.fit import memory as fm
+from desktop.core.fit.place import Placement, Setup, host_expert_layers
+from desktop.core.fit.speed import (
+    CPU_EFFICIENCY,
+    CPU_NODE_S,
+    CPU_PP_FLOPS_PER_CORE,
+    GPU_EFFICIENCY,
+    GPU_NODE_S,
+    Stage,
+    pp_kernel,
+)
+from desktop.core.fit.types import FitTarget
+
+
+def stages(setup: Setup, placement: Placement) -> list[Stage]:
+    """What one generated token costs on each device (:mod:`~desktop.core.fit.speed`): the
+    weights and KV cache it reads there, and the graph nodes computed there."""
+    arch, lay, profile = setup.target.arch, setup.layout, setup.profile
+    n_layers = arch.n_layers
+    ngl = placement.n_gpu_layers if setup.devices else 0
+    first_gpu = n_layers - ngl
+    layers, used, tokens = lay.layer_prefix, lay.used_kv, setup.prompt_tokens
+    moved = host_expert_layers(setup, first_gpu) if ngl else 0
+    moved_read = moved * lay.expert_layer_bytes * lay.active_experts
+    cpu_bytes = layers[first_gpu] * lay.dense_share + used.range_bytes(tokens, 0, first_gpu)
+    cpu_bytes += moved_read
+    cpu_nodes = first_gpu * lay.block_nodes + moved * lay.expert_nodes
+    gpu_bytes = 0.0
+    gpu_nodes = 0
+    if ngl:
+        gpu_bytes = (layers[n_layers] - layers[first_gpu]) * lay.dense_share - moved_read
+        gpu_bytes += used.range_bytes(tokens, first_gpu, n_layers)
+        gpu_nodes = ngl * lay.block_nodes - moved * lay.expert_nodes
+    if placement.offload_output and ngl:
+        gpu_bytes += lay.out_read_bytes
+        gpu_nodes += lay.outside_nodes
+    else:
+        cpu_bytes += lay.out_read_bytes
+        cpu_nodes += lay.outside_nodes
+    out = [
+        Stage(
+            int(cpu_bytes), profile.cpu.memory_bandwidth_gbps, CPU_EFFICIENCY,
+            cpu_nodes * CPU_NODE_S,
+        )
+    ]  # fmt: skip
+    if ngl:
+        bandwidth = min(
+            (d.gpu.bandwidth_gbps for d in setup.devices if d.gpu.bandwidth_gbps), default=None
+        )
+        out.append(Stage(int(gpu_bytes), bandwidth, GPU_EFFICIENCY, gpu_nodes * GPU_NODE_S))
+    return out
+
+
+def prompt_flops(target: FitTarget) -> tuple[float, float]:
+    """(weight FLOPs, attention FLOPs) per token of a 512-token prompt batch: 2 per block
+    weight the token passes (a MoE layer's active experts), and the scores and values of the
+    batch's cells (the output matrix runs for the last token only)."""
+    arch = target.arch
+    embd = arch.n_vocab * arch.n_embd
+    tied = not target.output_bytes
+    block_params = max(arch.n_params - embd * (1 if tied else 2), 0)
+    share = 1.0
+    layers = sum(target.layers())
+    if arch.is_moe and target.expert_bytes and layers:
+        active = target.expert_bytes * arch.n_expert_used / arch.n_expert
+        share = (layers - target.expert_bytes + active) / layers
+    attention = 0.0
+    for i in range(arch.n_layers):
+        heads = arch.n_head if arch.n_head_kv[i] else 0
+        attention += 2.0 * heads * (arch.head_dim_k + arch.head_dim_v) * fm.N_UBATCH
+    return 2.0 * block_params * share, attention
+
+
+def prompt_tokens_per_s(setup: Setup, placement: Placement) -> float | None:
+    """Prompt-processing tokens/s of a 512-token batch (``llm-scout bench``'s pp512) when every
+    layer runs on the CPU; None with GPU layers (no GPU compute rate is known yet)."""
+    target = setup.target
+    cores = setup.profile.cpu.physical_cores
+    if placement.n_gpu_layers or cores < 1 or target.arch.n_params <= 0:
+        return None
+    weights, attention = prompt_flops(target)
+    rate = CPU_PP_FLOPS_PER_CORE[pp_kernel(target.quant)] * cores
+    seconds = weights / rate + attention / (CPU_PP_FLOPS_PER_CORE["F16"] * cores)
+    return 1.0 / seconds if seconds > 0 else None
