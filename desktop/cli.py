@@ -23,6 +23,8 @@ from desktop.commands import (
     gui,
     hw,
     library,
+    quality,
+    quantize,
     rpc_server,
     run,
     vllm,
@@ -32,7 +34,10 @@ from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = (hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui)
+COMMANDS = (
+    *(hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui),
+    *(quality, quantize),
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
