@@ -316,7 +316,7 @@ def format_loss(r: LossResult) -> str:
         (
             "same top token",
             f"{r.same_top_token * 100:.2f}%",
-            ci(r.same_top_token_ci, ".2f", 100) + " %",
+            ci(r.same_top_token_ci, ".2f", 100) + (" %" if r.same_top_token_ci else ""),
         ),
         ("perplexity", f"{r.ppl:.4f}", ci(r.ppl_ci, ".4f")),
         ("reference perplexity", f"{r.reference_ppl:.4f}", ci(r.reference_ppl_ci, ".4f")),
