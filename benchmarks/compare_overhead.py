@@ -41,7 +41,7 @@ from desktop.core.compare import (
 )
 from desktop.core.engine import LoadSettings, RunReport, Session
 from desktop.core.engine import protocol as p
-from desktop.core.engine.worker_support import physical_cores
+from desktop.core.engine.cpu_threads import physical_cores
 from desktop.core.history import History
 from desktop.core.workspace import Workspace
 

@@ -36,7 +36,7 @@ from benchmarks._common import median, print_markdown_table
 from desktop.core import demo
 from desktop.core.engine import EngineClient
 from desktop.core.engine import protocol as p
-from desktop.core.engine.worker_support import physical_cores
+from desktop.core.engine.cpu_threads import physical_cores
 
 N_CTX = 1024
 PROMPT = (

@@ -38,8 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._common import median, median_interval, print_markdown_table
 from desktop.core import demo
-from desktop.core.engine import BenchSettings, LoadSettings, run_bench
-from desktop.core.engine.worker_support import physical_cores
+from desktop.core.engine import BenchSettings, LoadSettings, default_threads, run_bench
 from desktop.core.quality import (
     LossResult,
     LossSettings,
@@ -83,7 +82,7 @@ def _bench_pp(model: Path, threads: int, ctx: int) -> float:
 
 
 def speed(model: Path, pack_path: Path, settings: LossSettings, rounds: int) -> list[float]:
-    threads = settings.n_threads or physical_cores()
+    threads = default_threads(settings.n_threads)
     rows, ratios = [], []
     for i in range(rounds):
         order = ("bench", "eval") if i % 2 == 0 else ("eval", "bench")
@@ -160,7 +159,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     model = _model(args.model)
-    threads = args.threads or physical_cores()
+    threads = default_threads(args.threads)
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="quality-eval-"))
     work.mkdir(parents=True, exist_ok=True)
     settings = LossSettings(ctx=args.ctx, n_threads=threads)

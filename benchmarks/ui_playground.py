@@ -58,10 +58,10 @@ from benchmarks._heartbeat import Heartbeat, wait_for  # noqa: E402
 from desktop.core import demo  # noqa: E402
 from desktop.core.engine import Answer  # noqa: E402
 from desktop.core.hardware import usable_cpus  # noqa: E402
+from desktop.core.playground import pace as playground_module  # noqa: E402
 from desktop.core.workspace import Workspace  # noqa: E402
 from desktop.ui.app import make_application  # noqa: E402
 from desktop.ui.main_window import MainWindow  # noqa: E402
-from desktop.ui.pages import playground as playground_module  # noqa: E402
 from desktop.ui.pages.playground import PlaygroundPage  # noqa: E402
 from desktop.ui.state import AppState  # noqa: E402
 from desktop.ui.theme import apply_theme  # noqa: E402

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-import desktop.ui.pages.playground as playground_module  # noqa: E402
+import desktop.core.playground.pace as playground_module  # noqa: E402  (the drawing ticks)
 from benchmarks import ui_playground as bench  # noqa: E402
 from benchmarks._common import median, median_interval, print_markdown_table  # noqa: E402
 from desktop.ui.widgets.live_plots import LivePlots  # noqa: E402

@@ -16,15 +16,18 @@ from collections.abc import Sequence
 from desktop import __version__
 from desktop.commands import (
     bench,
+    calibration,
     catalog,
     compare,
     download,
     fit,
     gui,
+    history,
     hw,
     library,
     quality,
     quantize,
+    recommend,
     rpc_server,
     run,
     vllm,
@@ -32,11 +35,26 @@ from desktop.commands import (
 from desktop.commands.common import Parser
 from desktop.core.errors import ScoutError, UsageError
 from desktop.core.logs import setup_logging
+from desktop.core.storage import StoreNotice, add_notice_listener
 
 # Command modules, in the order `--help` lists them.
 COMMANDS = (
-    *(hw, catalog, fit, run, bench, compare, download, library, rpc_server, vllm, gui),
-    *(quality, quantize),
+    hw,
+    catalog,
+    fit,
+    recommend,
+    run,
+    bench,
+    calibration,
+    compare,
+    history,
+    download,
+    library,
+    rpc_server,
+    vllm,
+    gui,
+    quality,
+    quantize,
 )
 
 
@@ -53,17 +71,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _default_command() -> list[str]:
-    """A bare `llm-scout`: the window when a display is there and the GUI exists, else `hw`."""
-    if gui.gui_available() and gui.display_available():
-        return ["gui"]
-    return ["hw"]
+def _default_command() -> tuple[list[str], str | None]:
+    """A bare `llm-scout`: the window when a display is there and the GUI exists, else `hw`
+    and the sentence saying why there is no window."""
+    reason = gui.no_window_reason()
+    return (["hw"], reason) if reason is not None else (["gui"], None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    no_window = None
     if not args_list:
-        args_list = _default_command()
+        args_list, no_window = _default_command()
     parser = build_parser()
     args = parser.parse_args(args_list)
     setup_logging(verbose=bool(args.verbose or os.environ.get("LLM_SCOUT_DEBUG")))
@@ -71,9 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
+    stop_telling = add_notice_listener(_tell)
     try:
         code = int(handler(args))
         sys.stdout.flush()
+        if no_window is not None:
+            sys.stderr.write(f"llm-scout: {no_window}\n")
         return code
     except BrokenPipeError:
         return _pipe_closed()
@@ -86,6 +108,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("llm-scout: interrupted.\n")
         return 130
+    finally:
+        stop_telling()
+
+
+def _tell(notice: StoreNotice) -> None:
+    """A damaged database was set aside: one line on stderr (the log has the details)."""
+    sys.stderr.write(f"llm-scout: {notice.sentence()}\n")
+    sys.stderr.flush()
 
 
 def _sentence(message: str) -> str:

@@ -55,81 +55,12 @@ PNG_SIZES = (16, 22, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZES = (16, 24, 32, 48, 64, 256)  # 256 as PNG, the others as bitmaps (any Windows)
 SMOKE_TIMEOUT_S = 300
 
-# Libraries of the system's packages the bundle needs, by soname, named as Debian 12 / Ubuntu
-# 22.04 name them (Ubuntu 24.04's "t64" packages provide these names on 64-bit machines). A
-# soname not listed here is looked up with `dpkg -S` on the build machine.
-SONAME_PACKAGES = {
-    "libc.so.6": "libc6",
-    "libm.so.6": "libc6",
-    "libdl.so.2": "libc6",
-    "libpthread.so.0": "libc6",
-    "librt.so.1": "libc6",
-    "libutil.so.1": "libc6",
-    "ld-linux-x86-64.so.2": "libc6",
-    "libgcc_s.so.1": "libgcc-s1",
-    "libstdc++.so.6": "libstdc++6",
-    "libgomp.so.1": "libgomp1",
-    "libz.so.1": "zlib1g",
-    "libbz2.so.1.0": "libbz2-1.0",
-    "liblzma.so.5": "liblzma5",
-    "libzstd.so.1": "libzstd1",
-    "libffi.so.8": "libffi8",
-    "libexpat.so.1": "libexpat1",
-    "libuuid.so.1": "libuuid1",
-    "libssl.so.3": "libssl3",
-    "libcrypto.so.3": "libssl3",
-    "libsqlite3.so.0": "libsqlite3-0",
-    "libreadline.so.8": "libreadline8",
-    "libtinfo.so.6": "libtinfo6",
-    "libncursesw.so.6": "libncursesw6",
-    "libpanelw.so.6": "libncursesw6",
-    "libgdbm.so.6": "libgdbm6",
-    "libgdbm_compat.so.4": "libgdbm-compat4",
-    "libnsl.so.2": "libnsl2",
-    "libtirpc.so.3": "libtirpc3",
-    "libcrypt.so.1": "libcrypt1",
-    "libglib-2.0.so.0": "libglib2.0-0",
-    "libgobject-2.0.so.0": "libglib2.0-0",
-    "libgio-2.0.so.0": "libglib2.0-0",
-    "libgthread-2.0.so.0": "libglib2.0-0",
-    "libdbus-1.so.3": "libdbus-1-3",
-    "libfontconfig.so.1": "libfontconfig1",
-    "libfreetype.so.6": "libfreetype6",
-    "libpng16.so.16": "libpng16-16",
-    "libharfbuzz.so.0": "libharfbuzz0b",
-    "libEGL.so.1": "libegl1",
-    "libGL.so.1": "libgl1",
-    "libGLX.so.0": "libglx0",
-    "libOpenGL.so.0": "libopengl0",
-    "libgbm.so.1": "libgbm1",
-    "libdrm.so.2": "libdrm2",
-    "libX11.so.6": "libx11-6",
-    "libX11-xcb.so.1": "libx11-xcb1",
-    "libxcb.so.1": "libxcb1",
-    "libxcb-cursor.so.0": "libxcb-cursor0",
-    "libxcb-glx.so.0": "libxcb-glx0",
-    "libxcb-icccm.so.4": "libxcb-icccm4",
-    "libxcb-image.so.0": "libxcb-image0",
-    "libxcb-keysyms.so.1": "libxcb-keysyms1",
-    "libxcb-randr.so.0": "libxcb-randr0",
-    "libxcb-render.so.0": "libxcb-render0",
-    "libxcb-render-util.so.0": "libxcb-render-util0",
-    "libxcb-shape.so.0": "libxcb-shape0",
-    "libxcb-shm.so.0": "libxcb-shm0",
-    "libxcb-sync.so.1": "libxcb-sync1",
-    "libxcb-util.so.1": "libxcb-util1",
-    "libxcb-xfixes.so.0": "libxcb-xfixes0",
-    "libxcb-xinerama.so.0": "libxcb-xinerama0",
-    "libxcb-xinput.so.0": "libxcb-xinput0",
-    "libxcb-xkb.so.1": "libxcb-xkb1",
-    "libxkbcommon.so.0": "libxkbcommon0",
-    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
-    "libwayland-client.so.0": "libwayland-client0",
-    "libwayland-cursor.so.0": "libwayland-cursor0",
-    "libwayland-egl.so.1": "libwayland-egl1",
-    "libgssapi_krb5.so.2": "libgssapi-krb5-2",
-    "libvulkan.so.1": "libvulkan1",
-}
+# Libraries of the system's packages the bundle needs, by soname -> Debian/Ubuntu package: the
+# table the window's own start-up check uses too (desktop/preflight.py). A soname not listed there
+# is looked up with `dpkg -S` on the build machine.
+sys.path.insert(0, str(ROOT))
+from desktop.preflight import SONAME_PACKAGES  # noqa: E402
+
 # The package whose version the highest symbol version needs, and how to say it.
 GLIBC_PACKAGE = "libc6"
 STDCXX_PACKAGE = "libstdc++6"
@@ -398,7 +329,7 @@ def debian_depends(bundle: Path) -> list[str]:
     if unknown:
         raise SystemExit(
             "No Debian package known for: " + ", ".join(unknown) + ". Add them to "
-            "SONAME_PACKAGES in packaging/build.py."
+            "SONAME_PACKAGES in desktop/preflight.py."
         )
     depends = []
     for package in sorted(packages):

@@ -4,7 +4,10 @@ The app runs as a person starts it (the Controller of ``llm-scout``) over a fres
 machine's probed hardware, offscreen (Qt's offscreen platform renders fonts through fontconfig;
 Chinese needs a CJK font such as fonts-noto-cjk). The Playground shows a real answer of the
 SmolLM2 demo model with its plots; the Compare page runs both demo models; the Models page is
-shot in English and in Chinese (switched the way the Settings page switches it).
+shot in English and in Chinese (switched the way the Settings page switches it). The History
+page's Across machines tab (``machines-en``, ``machines-zh``) puts this machine's SmolLM2 answers
+beside those of "edge-box": a second data folder on this same computer whose answers ran on one
+thread, exported with ``llm-scout history export`` and imported through the page.
 
     python scripts/screenshots.py [--out docs/screenshots] [--only models-en,models-zh]
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -39,9 +43,28 @@ PAGES = (
     "quality",  # the Library's Quality window, not a page
 )
 # Chinese pages that need no run of their own (the Playground and Compare runs are English).
-ZH_PAGES = ("hardware", "models", "downloads", "library", "history", "settings", "quality")
-SHOTS = (*(f"{p}-en" for p in PAGES), *(f"{p}-zh" for p in ZH_PAGES))
-DEFAULT = (*(f"{p}-en" for p in PAGES), "models-zh", "quality-zh")
+ZH_PAGES = (
+    "hardware",
+    "models",
+    "downloads",
+    "library",
+    "history",
+    "settings",
+    "machines",
+    "quality",
+)
+# The Models page's Recommended view for a what-if Jetson Orin Nano, coding, 8k (issue 24).
+RECOMMENDED = ("recommended-en", "recommended-zh")
+SHOTS = (
+    *(f"{p}-en" for p in (*PAGES, "machines")),
+    *(f"{p}-zh" for p in ZH_PAGES),
+    *RECOMMENDED,
+)
+# The answers both "machines" give for the Across machines shot: the same model and settings.
+MACHINE_RUN = ("run", "smollm2", "--prompt", "Write a short poem about the sea.", "--ctx", "2048",
+               "--max-tokens", "64", "--seed", "7", "--json")  # fmt: skip
+DEFAULT = (*(f"{p}-en" for p in PAGES), "models-zh", *RECOMMENDED, "machines-en", "machines-zh",
+           "quality-zh")  # fmt: skip
 QUALITY_QUANT = "Q4_K_M"  # made from the SmolLM2 demo, measured against it
 
 
@@ -92,6 +115,7 @@ class Shooter:
         self.controller = Controller(self.app, Workspace.load())
         self.failed: list[str] = []
         self.dialog = None  # a window shot instead of the main one (the Quality window)
+        self.bundle: Path | None = None
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -164,6 +188,7 @@ class Shooter:
             "history": self.history,
             "settings": lambda: self.page("settings"),
             "quality": self.quality,
+            "machines": self.machines,
         }
         load = os.getloadavg()[0]
         if load > (os.cpu_count() or 1):
@@ -172,14 +197,18 @@ class Shooter:
                 "Compare pictures show a busy machine's speeds",
                 file=sys.stderr,
             )
-        for key in PAGES:
+        for key in (*PAGES, "machines"):
             self.shoot(f"{key}-en", stages[key])
+        self.shoot("recommended-en", self.recommended)
+        self.leave_recommended()
         if any(name.endswith("-zh") for name in self.wanted):
             # As the Settings page does it: the window is rebuilt in Chinese.
             self.controller.state.update_settings(language="zh_CN")
             self.window.resize(*SIZE)
             for key in ZH_PAGES:
                 self.shoot(f"{key}-zh", stages[key])
+            self.shoot("recommended-zh", self.recommended)
+            self.leave_recommended()
             self.controller.state.update_settings(language="")
         self.controller.shutdown()
         self.window.close()
@@ -193,6 +222,37 @@ class Shooter:
         self.wait(lambda: not page.busy and page.proxy.rowCount() > 0, 60, "the estimates")
         page.select_variant("qwen2.5-7b-instruct:Q4_K_M")
         self.wait(lambda: page.current_entry() is not None, 10, "the selected row")
+
+    def recommended(self) -> None:
+        """ "Best coding model for a Jetson Orin Nano at 8k": the what-if profile, the
+        Recommended view, its best pick selected."""
+        page = self.page("models")
+        state = self.controller.state
+        state.select_profile("what-if:jetson-orin-nano-8gb")
+        page.set_context(8192)
+        self.wait(
+            lambda: (
+                not page.busy and page.shown_ctx == 8192 and page.shown_profile is state.profile
+            ),
+            120,
+            "the estimates",
+        )
+        page.tabs.setCurrentWidget(page.recommend)
+        page.recommend.set_task("code")
+        if not page.recommend.cards:
+            raise RuntimeError("the Recommended view shows no pick")
+        page.select_variant(page.recommend.cards[0].pick.variant_id)
+
+    def leave_recommended(self) -> None:
+        """Back to this machine, the table and the default context (for the next pictures)."""
+        from desktop.ui.state import THIS_MACHINE_KEY
+
+        page = self.window.pages.get("models")
+        if page is None:
+            return
+        page.tabs.setCurrentIndex(0)
+        page.set_context(self.controller.state.settings.default_ctx)
+        self.controller.state.select_profile(THIS_MACHINE_KEY)
 
     def library(self) -> None:
         page = self.page("library")
@@ -274,8 +334,43 @@ class Shooter:
 
     def history(self) -> None:
         page = self.page("history")
+        page.tabs.setCurrentIndex(0)
         self.settle(1.0)
-        del page
+
+    def cli(self, *argv: str, home: Path | None = None) -> None:
+        """``llm-scout ARGV`` in a process of its own (in another data folder when ``home``)."""
+        env = dict(os.environ)
+        if home is not None:
+            env["LLM_SCOUT_HOME"] = str(home)
+        subprocess.run(
+            [sys.executable, "-m", "desktop", *argv],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=600,
+        )
+
+    def machines(self) -> None:
+        page = self.page("history")
+        if self.bundle is None:
+            other = Path(tempfile.mkdtemp(prefix="llm-scout-edge-box-"))
+            for _ in range(2):
+                self.cli(*MACHINE_RUN, "--threads", "1", home=other / "home")
+            self.bundle = other / "edge-box.jsonl"
+            self.cli("history", "export", "--name", "edge-box", "--out", str(self.bundle),
+                     home=other / "home")  # fmt: skip
+            self.cli(*MACHINE_RUN)  # this machine: the same model and settings, its threads
+        done: list[str] = []
+        page.transfer_finished.connect(done.append)
+        page.import_file(self.bundle)
+        self.wait(lambda: bool(done), 60, "the import")
+        changed: list[bool] = []
+        page.across.view_changed.connect(lambda: changed.append(True))
+        page.tabs.setCurrentWidget(page.across)
+        page.across.refresh()
+        self.wait(lambda: bool(changed), 60, "the Across machines view")
 
 
 if __name__ == "__main__":

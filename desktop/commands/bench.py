@@ -55,6 +55,7 @@ def handle(args: argparse.Namespace) -> int:
     endpoint = remote_endpoint_from(args)
     ws = workspace()
     if endpoint is not None:
+        endpoint = endpoint.with_timeout(ws.settings.remote_timeout_s)
         result = run_bench(
             endpoint.base_url,
             load,

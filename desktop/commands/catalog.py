@@ -29,7 +29,7 @@ from desktop.core.catalog import (
     sort_variants,
 )
 from desktop.core.errors import UsageError
-from desktop.core.fit import CatalogEstimator, FitRow
+from desktop.core.fit import CatalogEstimator, FitRow, download_size
 
 
 def register(subparsers: Any) -> None:
@@ -212,11 +212,14 @@ def _calibration_dict(estimator: CatalogEstimator) -> dict[str, Any] | None:
 
 
 def _size_text(row: FitRow) -> str:
-    """The file's size: verified against the Hub, else estimated from the shapes ('~')."""
-    if row.variant.verified and row.variant.size_bytes:
-        return human_bytes(row.variant.size_bytes)
-    size = row.target.download_bytes or row.target.file_bytes or row.variant.size_bytes
-    return human_bytes(size) + "~"
+    """The file's size: on this disk, or verified against the Hub, else estimated from the
+    shapes ('~')."""
+    if row.target.path is not None and row.target.file_bytes:
+        return human_bytes(row.target.file_bytes)  # the file on this disk
+    size, known = download_size(row.model, row.variant)
+    if size is None:
+        return "-"
+    return human_bytes(size) if known else human_bytes(size) + "~"
 
 
 def _verdict_text(row: FitRow) -> str:

@@ -25,6 +25,17 @@ def add_json_argument(parser: argparse._ActionsContainer, help: str = JSON_HELP)
     parser.add_argument("--json", action="store_true", help=help)
 
 
+def add_quiet_argument(parser: argparse._ActionsContainer) -> None:
+    """``-q/--quiet`` (``args.quiet``): no progress lines, only results, warnings and errors
+    (for scripts and cron jobs; progress in a log file is one line per step anyway)."""
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr: only the results, warnings and errors",
+    )
+
+
 def add_profile_argument(parser: argparse._ActionsContainer, help: str = PROFILE_HELP) -> None:
     """``--profile FILE|NAME`` (``args.profile``); load it with ``Workspace.profile``."""
     parser.add_argument("--profile", metavar="FILE|NAME", help=help)

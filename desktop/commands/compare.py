@@ -3,17 +3,19 @@
     llm-scout compare --models M1 M2 [...] (--prompt TEXT | --suite NAME_OR_FILE)
                       [--mode fair|parallel] [--blind] [--ctx N] [--ngl N] [--threads N]
                       [--cache-type f16|q8_0|q4_0] [--temp T] [--seed S] [--max-tokens N]
-                      [--system S] [--title T] [--out report.md|.csv|.json] [--json]
+                      [--system S] [--title T] [--out report.md|.csv|.json] [--json] [--quiet]
     llm-scout compare --list [--search TEXT] [--model M]
     llm-scout compare --show ID | --resume ID | --rerun ID | --delete ID
     llm-scout compare --suites
 
 A model may carry its own settings after ``@`` (``smollm2@temp=0.2,ctx=1024``,
 ``qwen2.5-7b-instruct:Q4_K_M@cache=q8_0``), so one file can compete with itself. Progress goes
-to stderr (one line that updates on a terminal, one line per answer otherwise); the report goes
+to stderr (one line that updates on a terminal, one line per step otherwise: a log file or a
+plain SSH session gets no carriage returns; none with ``--quiet``); the report goes
 to ``--out`` in the format its extension names, else Markdown (or ``--json``) on stdout. Every
 answer is stored in the history as it finishes: an interrupted comparison is listed as partial
-and ``--resume ID`` runs what is missing.
+and ``--resume ID`` runs what is missing. A comparison that ends with answers missing (a
+contestant that failed) still writes its report and exits with status 1.
 """
 
 from __future__ import annotations
@@ -24,9 +26,12 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from desktop.commands.common import add_json_argument, warn, workspace
-from desktop.commands.output import emit_json, format_table
+from desktop.commands.common import add_json_argument, add_quiet_argument, warn, workspace
+from desktop.commands.output import emit_json, format_table, interactive
 from desktop.core.compare import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_SEED,
+    DEFAULT_TEMPERATURE,
     MAX_CONTESTANTS,
     MIN_CONTESTANTS,
     AnswerFinished,
@@ -38,8 +43,10 @@ from desktop.core.compare import (
     ComparisonStarted,
     ContestantFailed,
     ContestantStarted,
-    PromptSuite,
     build_contestants,
+    context_for,
+    default_load,
+    default_sampling,
     find_suite,
     list_suites,
     open_comparison,
@@ -50,14 +57,10 @@ from desktop.core.compare import (
     to_dict,
     write_report,
 )
-from desktop.core.engine import LoadSettings, auto_flash_attn
-from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
 from desktop.core.history import History
+from desktop.core.kv_cache import CACHE_TYPES
 from desktop.core.workspace import Workspace
-
-DEFAULT_SEED = 1
-CTX_STEP = 512
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -105,11 +108,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--threads", type=int, default=None, metavar="N", help="CPU threads")
     parser.add_argument(
         "--cache-type",
-        choices=("f16", "q8_0", "q4_0"),
+        choices=CACHE_TYPES,
         default="f16",
         help="KV cache type (a quantized one turns flash attention on)",
     )
-    parser.add_argument("--temp", type=float, default=0.8, metavar="T", help="temperature")
+    parser.add_argument(
+        "--temp", type=float, default=DEFAULT_TEMPERATURE, metavar="T", help="temperature"
+    )
     parser.add_argument(
         "--seed",
         type=int,
@@ -118,7 +123,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="sampling seed (fixed, so a re-run compares like with like)",
     )
     parser.add_argument(
-        "--max-tokens", type=int, default=256, metavar="N", help="most tokens per answer"
+        "--max-tokens",
+        type=int,
+        default=DEFAULT_MAX_TOKENS,
+        metavar="N",
+        help="most tokens per answer",
     )
     parser.add_argument("--system", metavar="S", help="system prompt for every model")
     parser.add_argument("--title", metavar="TEXT", help="a title for the comparison")
@@ -128,6 +137,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--search", metavar="TEXT", help="with --list: words to look for")
     parser.add_argument("--model", metavar="M", help="with --list: comparisons with this model")
     add_json_argument(parser, help="one JSON document (the report, or the list)")
+    add_quiet_argument(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -174,30 +184,19 @@ def _new_plan(args: argparse.Namespace, ws: Workspace) -> ComparisonPlan:
     suite = single_prompt(args.prompt, args.system) if args.prompt else find_suite(args.suite)
     for problem in suite.problems:
         warn([f"{suite.path or suite.name}, {problem}: skipped."])
-    ctx = args.ctx if args.ctx is not None else _context_for(suite, args.max_tokens, ws)
-    load = LoadSettings(
-        n_ctx=ctx,
-        n_gpu_layers=args.ngl,
-        n_threads=args.threads,
-        cache_type=args.cache_type,
-        flash_attn=auto_flash_attn(args.cache_type),
+    ctx = args.ctx
+    if ctx is None:
+        ctx = context_for(suite, args.max_tokens, ws.settings.default_ctx)
+    load = default_load(
+        ctx, n_threads=args.threads, n_gpu_layers=args.ngl, cache_type=args.cache_type
     )
-    sampling = p.SamplingParams(temperature=args.temp, seed=args.seed, max_tokens=args.max_tokens)
+    sampling = default_sampling(args.max_tokens, temperature=args.temp, seed=args.seed)
     contestants = build_contestants(
         ws.resolver, args.models, load=load, sampling=sampling, system=args.system
     )
     return ComparisonPlan.for_suite(
         contestants, suite, mode=args.mode, blind=args.blind, title=args.title or ""
     )
-
-
-def _context_for(suite: PromptSuite, max_tokens: int, ws: Workspace) -> int:
-    """The settings' context, or more when the longest prompt needs it (rounded up)."""
-    needed = suite.context_needed(max_tokens)
-    default = ws.settings.default_ctx
-    if needed <= default:
-        return default
-    return -(-needed // CTX_STEP) * CTX_STEP
 
 
 def _run(
@@ -210,7 +209,7 @@ def _run(
     existing: ComparisonResult | None = None,
 ) -> int:
     profile, name = ws.profile()
-    progress = Progress(sys.stderr, plan)
+    progress = Progress(sys.stderr, plan, quiet=args.quiet)
     runner = CompareRunner(
         plan,
         profile=profile,
@@ -219,6 +218,7 @@ def _run(
         on_event=progress,
         comparison_id=comparison_id,
         existing=existing,
+        remote_timeout_s=ws.settings.remote_timeout_s,
     )
     try:
         result = runner.run()
@@ -241,8 +241,8 @@ def _run(
             [f"{missing} answers are missing; `llm-scout compare --resume {result.id}` runs them."]
         )
     code = _emit(result, args)
-    ok = any(o.status == "done" for o in result.outcomes)
-    return code if ok else 1
+    # The report goes out either way; a comparison with answers missing is not a success.
+    return code if result.complete else 1
 
 
 def _emit(result: ComparisonResult, args: argparse.Namespace) -> int:
@@ -295,12 +295,14 @@ def _suites(args: argparse.Namespace) -> int:
 
 class Progress:
     """The progress line on stderr: rewritten in place on a terminal (at most 10 times a
-    second), one line per finished answer otherwise."""
+    second), one line per step otherwise (a log file, a pipe, ``ssh host llm-scout ...``,
+    ``TERM=dumb``: no carriage returns); nothing with ``quiet``."""
 
-    def __init__(self, stream: TextIO, plan: ComparisonPlan) -> None:
+    def __init__(self, stream: TextIO, plan: ComparisonPlan, *, quiet: bool = False) -> None:
         self.stream = stream
         self.plan = plan
-        self.tty = stream.isatty()
+        self.quiet = quiet
+        self.tty = interactive(stream)
         self.done = 0
         self.total = 0
         self._shown = 0.0
@@ -318,7 +320,8 @@ class Progress:
                 final=True,
             )
         elif isinstance(event, ContestantStarted):
-            self._line(f"[{self.done}/{self.total}] loading {event.name}")
+            # A log gets this line too: loading a large model on a small board takes minutes.
+            self._line(f"[{self.done}/{self.total}] loading {event.name}", final=not self.tty)
         elif isinstance(event, AnswerText) and self.tty:
             now = time.monotonic()
             if now - self._shown >= 0.1:
@@ -347,6 +350,8 @@ class Progress:
             self._line(f"{names[event.contestant]} failed: {event.reason}", final=True)
 
     def _line(self, text: str, *, final: bool = False) -> None:
+        if self.quiet:
+            return
         if self.tty:
             pad = max(0, self._width - len(text))
             self.stream.write("\r" + text + " " * pad + ("\n" if final else ""))

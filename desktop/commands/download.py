@@ -1,9 +1,10 @@
 """`llm-scout download (VARIANT_ID | REPO FILE...) [--to DIR] [--revision REV] [--endpoint URL]
-[--json]`.
+[--json] [--quiet]`.
 
 Downloads every file of a catalog variant, or the named files of any Hub repo, into the models
 folder (``<models dir>/<owner>/<repo>/<file>``; ``--to DIR`` uses DIR as the models folder).
-Progress goes to stderr (one updating line on a terminal, a line every few seconds otherwise),
+Progress goes to stderr (one updating line on a terminal, a line every few seconds otherwise;
+none with ``--quiet``),
 the result to stdout. The exit code is 0 only when every file is complete and verified.
 Ctrl-C pauses: run the same command again to resume.
 """
@@ -16,8 +17,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop.commands.common import add_json_argument, check_endpoint, workspace
-from desktop.commands.output import StatusLine, emit_json, human_bytes, print_table
+from desktop.commands.common import (
+    add_json_argument,
+    add_quiet_argument,
+    check_endpoint,
+    workspace,
+)
+from desktop.commands.output import (
+    StatusLine,
+    emit_json,
+    human_bytes,
+    interactive,
+    print_table,
+)
 from desktop.core.catalog import Catalog
 from desktop.core.download import (
     DownloadProgress,
@@ -63,6 +75,7 @@ def register(subparsers: Any) -> None:
         "setting, else HF_ENDPOINT, else https://huggingface.co",
     )
     add_json_argument(parser)
+    add_quiet_argument(parser)
     parser.set_defaults(handler=run_download)
 
 
@@ -89,7 +102,7 @@ def run_download(args: argparse.Namespace) -> int:
     request = build_request(args, ws.catalog)
     hub = ws.hub(args.endpoint)
     models_dir = Path(args.to).expanduser().absolute() if args.to else ws.models_dir
-    printer = _ProgressPrinter(sys.stderr.isatty())
+    printer = _ProgressPrinter(interactive(sys.stderr), quiet=args.quiet)
     from huggingface_hub.utils import logging as hub_logging
 
     level = hub_logging.get_verbosity()
@@ -118,7 +131,8 @@ def run_download(args: argparse.Namespace) -> int:
                     f.name,
                     human_bytes(f.size),
                     f.sha256[:16],
-                    "already installed" if f.skipped else f.verified_against,
+                    ("already installed" if f.skipped else f.verified_against)
+                    + ("" if f.known_hash else " (not verified against a known hash)"),
                     str(f.path),
                 )
                 for f in result.files
@@ -164,12 +178,13 @@ class _ProgressPrinter:
     """Writes progress to stderr: an updating line on a terminal, sparse lines otherwise (and
     one whenever the download's state changes)."""
 
-    def __init__(self, tty: bool) -> None:
+    def __init__(self, tty: bool, *, quiet: bool = False) -> None:
         self._line = StatusLine(tty, _LOG_EVERY_S)
         self._last_state: DownloadState | None = None
+        self._quiet = quiet
 
     def __call__(self, progress: DownloadProgress) -> None:
-        if progress.state in (DownloadState.FAILED, DownloadState.CANCELLED):
+        if self._quiet or progress.state in (DownloadState.FAILED, DownloadState.CANCELLED):
             return  # the error itself goes to stderr once, from the CLI
         self._line.show(format_progress(progress), force=progress.state is not self._last_state)
         self._last_state = progress.state

@@ -7,9 +7,10 @@ import argparse
 import os
 import sys
 
-from desktop.core.engine import LoadSettings, RemoteEndpoint, auto_flash_attn
+from desktop.core.engine import LoadSettings, RemoteEndpoint
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
+from desktop.core.kv_cache import CACHE_TYPES, FLASH_ATTN_CHOICES, flash_attn_for
 from desktop.core.settings import Settings
 
 
@@ -76,13 +77,13 @@ def add_attention_options(parser: argparse.ArgumentParser) -> None:
     """``--cache-type`` and ``--flash-attn``, for `run`, `bench` and `fit` alike."""
     parser.add_argument(
         "--cache-type",
-        choices=p.CACHE_TYPES,
+        choices=CACHE_TYPES,
         default="f16",
         help="KV cache type (q8_0/q4_0 need flash attention)",
     )
     parser.add_argument(
         "--flash-attn",
-        choices=("auto", "on", "off"),
+        choices=FLASH_ATTN_CHOICES,
         default="auto",
         help="flash attention (auto: llama.cpp's default here, on for a quantized KV cache)",
     )
@@ -102,10 +103,7 @@ def add_rpc_option(parser: argparse.ArgumentParser) -> None:
 
 def flash_attn_from(args: argparse.Namespace) -> bool:
     """The flash attention the options ask for: auto follows the cache type."""
-    choice = getattr(args, "flash_attn", "auto")
-    if choice == "auto":
-        return auto_flash_attn(getattr(args, "cache_type", "f16"))
-    return bool(choice == "on")
+    return flash_attn_for(getattr(args, "flash_attn", "auto"), getattr(args, "cache_type", "f16"))
 
 
 def load_settings_from(

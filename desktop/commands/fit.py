@@ -36,6 +36,7 @@ from desktop.core.fit import (
     what_if_plan,
 )
 from desktop.core.hardware import HardwareProfile
+from desktop.core.kv_cache import check_flash_attn
 
 
 def register(subparsers: Any) -> None:
@@ -105,11 +106,10 @@ def run_fit(args: argparse.Namespace) -> int:
         raise UsageError(f"--prompt-tokens must be positive, not {args.prompt_tokens}.")
     if args.threads is not None and args.threads < 1:
         raise UsageError(f"--threads must be at least 1, not {args.threads}.")
-    if args.cache_type != "f16" and args.flash_attn == "off":
-        raise UsageError(
-            f"A {args.cache_type} KV cache needs flash attention (llama.cpp cannot make a "
-            "quantized V cache without it); use --flash-attn auto or on."
-        )
+    try:
+        check_flash_attn(args.cache_type, flash_attn_from(args))
+    except UsageError as exc:
+        raise UsageError(f"{exc.message[:-1]}; use --flash-attn auto or on.") from None
     if args.tensor_parallel is not None and args.tensor_parallel < 1:
         raise UsageError(f"--tensor-parallel must be at least 1, not {args.tensor_parallel}.")
     if args.pipeline_parallel < 1:
@@ -194,25 +194,24 @@ def _print_human(result: FitResult, profile_name: str) -> None:
             "text beyond it may come out garbled.\n"
         )
     out.write("\n")
+    # The table is what must fit with the whole context in use: the verdict's figure.
+    need = result.need_ram
     rows: list[tuple[str, str, str]] = []
     for name in ("weights", "kv_cache", "compute", "overhead"):
-        ram = getattr(result.ram, name)
-        if name == "weights":
-            ram -= result.page_cache_bytes
+        ram = getattr(need, name)
         vram = getattr(result.vram, name)
         rows.append((name.replace("_", " "), human_bytes(ram), human_bytes(vram)))
-    if result.page_cache_bytes:
-        rows.append(("page cache*", human_bytes(result.page_cache_bytes), human_bytes(0)))
-    rows.append(("total", human_bytes(result.ram_bytes), human_bytes(result.vram_bytes)))
-    print_table(("memory", "RAM", "VRAM"), rows)
+    rows.append(("total", human_bytes(need.total), human_bytes(result.vram_bytes)))
+    print_table(("needs, whole context in use", "RAM", "VRAM"), rows)
     if result.page_cache_bytes:
         out.write(
-            "* pages of the mapped model file at the peak (their repacked copies are in use): "
-            "clean page cache the OS can drop, counted in the peak RSS, not in what must fit.\n"
+            f"Plus {human_bytes(result.page_cache_bytes)} of page cache of the model file at the "
+            "load's peak (pages whose repacked copies are in use): the OS can drop it, so it is "
+            "not in what must fit.\n"
         )
     out.write("\n")
     facts = [
-        ("RAM needed, whole context in use", human_bytes(result.ram_full_context_bytes)),
+        (f"peak RSS, {result.prompt_tokens} tokens in use", human_bytes(result.ram_bytes)),
         ("RAM available", human_bytes(result.ram_available_bytes)),
         ("largest context that fits", str(result.max_ctx)),
         ("best GPU layers", f"{result.best_n_gpu_layers} of {result.n_layers}"),

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktop.core.errors import UsageError
+from desktop.core.errors import ScoutError, UsageError
+from desktop.preflight import missing_window_libraries
 
 
 def register(subparsers: Any) -> None:
@@ -42,6 +43,23 @@ def display_available() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def no_window_reason() -> str | None:
+    """Why a bare ``llm-scout`` shows the hardware summary instead of the window (``None``:
+    the window opens)."""
+    if not gui_available():
+        return (
+            "No window: the gui extra is not installed (pip install 'llm-scout[gui]'). "
+            "This is the hardware summary; `llm-scout --help` lists the commands."
+        )
+    if not display_available():
+        return (
+            "No window: no display was found (DISPLAY and WAYLAND_DISPLAY are not set). "
+            "This is the hardware summary; run `llm-scout gui` on a machine with a screen "
+            "(or over `ssh -X`), and `llm-scout --help` lists the commands."
+        )
+    return None
+
+
 def run_gui(args: argparse.Namespace) -> int:
     if not gui_available():
         raise UsageError(
@@ -51,6 +69,11 @@ def run_gui(args: argparse.Namespace) -> int:
     missing = [f for f in args.files if not Path(f).expanduser().exists()]
     if missing:
         raise UsageError(f"There is no file at {missing[0]}.")
+    # Qt aborts the process when its display plugin cannot load, naming one library at most:
+    # say every missing one, and the packages, before it gets the chance.
+    missing_libraries = missing_window_libraries()
+    if missing_libraries is not None:
+        raise ScoutError(missing_libraries.sentence())
     from desktop.ui.app import run  # PySide6 only when the window opens
 
     return run(files=[Path(f) for f in args.files])

@@ -27,6 +27,7 @@ from desktop.core.library import (
     scan_roots,
 )
 from desktop.core.settings import update_settings
+from desktop.core.storage import StoreNotice, add_notice_listener
 
 
 def register(subparsers: Any) -> None:
@@ -84,10 +85,19 @@ def run_library(args: argparse.Namespace) -> int:
         new = [str(f) for f in added if str(f) not in known]
         if new:
             settings = update_settings(extra_model_dirs=(*known, *new))
+    started_anew: list[StoreNotice] = []
+    stop = add_notice_listener(started_anew.append)
+    try:
+        library = Library(
+            paths.library_db_path(ensure=True), catalog=ws.catalog, models_dir=ws.models_dir
+        )
+    finally:
+        stop()
     # Always a quick look at our own models folder and the demo models (unchanged files are not
-    # read again), so finished downloads show without --scan; --scan looks everywhere.
+    # read again), so finished downloads show without --scan; --scan looks everywhere, and so
+    # does a library that was damaged and started anew.
     roots = [ScanRoot("downloaded", ws.models_dir), *demo_roots(d.path for d in ws.demos)]
-    if args.scan:
+    if args.scan or started_anew:
         roots = (
             scan_roots(
                 ws.models_dir, settings.extra_model_dirs, known_apps=settings.scan_known_apps
@@ -96,9 +106,7 @@ def run_library(args: argparse.Namespace) -> int:
         )
     else:
         roots += [ScanRoot("folder", f) for f in added]
-    with Library(
-        paths.library_db_path(ensure=True), catalog=ws.catalog, models_dir=ws.models_dir
-    ) as library:
+    with library:
         report = library.scan(roots)
         entries = library.entries()
         problems = library.problems()
@@ -116,7 +124,7 @@ def run_library(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    if args.scan or added:
+    if args.scan or added or started_anew:
         sys.stdout.write(_scan_summary(report) + "\n\n")
     if not entries:
         places = "".join(f"  {r.path} ({r.source})\n" for r in report.roots)

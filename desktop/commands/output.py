@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 
 def emit_json(document: Any) -> None:
@@ -77,6 +78,17 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return text == "-"
     return True
+
+
+def interactive(stream: TextIO) -> bool:
+    """Whether progress may rewrite a line in place on ``stream``: a terminal that understands
+    a carriage return (not a pipe, a log file or ``TERM=dumb``). Elsewhere progress is one
+    line per step."""
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):  # a closed or odd stream
+        return False
+    return tty and os.environ.get("TERM", "") != "dumb"
 
 
 class StatusLine:

@@ -7,7 +7,8 @@ end instead (keys from ``RunReport.to_dict``).
 ``--chat`` keeps a conversation going (``desktop.core.engine.Conversation``): Ctrl-C stops an
 answer and returns to the prompt; Ctrl-C or Ctrl-D at the prompt leaves; a conversation that
 outgrows the context drops its oldest turns (the system prompt stays) and says so; commands
-start with ``/`` and never reach the model.
+start with ``/`` and never reach the model. A worker that dies (mid-answer or while idle) is
+restarted with the model and the conversation goes on; the error gets its own line.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from desktop.commands.common import add_json_argument, workspace
 from desktop.commands.engine_options import (
@@ -35,12 +37,14 @@ from desktop.core.engine import (
     RemoteEndpoint,
     RunReport,
     Session,
-    WorkerError,
     error_pct,
+    worker_gone,
 )
 from desktop.core.engine import protocol as p
-from desktop.core.errors import UsageError
-from desktop.core.fit import past_trained_context, record_run
+from desktop.core.errors import ScoutError, UsageError
+from desktop.core.fit import calibrates, past_trained_context, record_run
+from desktop.core.hardware import THIS_MACHINE, HardwareProfile
+from desktop.core.history import History, settings_dict
 
 CHAT_HELP = """Commands:
   /help          this list
@@ -121,6 +125,7 @@ def handle(args: argparse.Namespace) -> int:
         stop=tuple(args.stop),
     )
     if endpoint is not None:
+        endpoint = endpoint.with_timeout(ws.settings.remote_timeout_s)
         label = endpoint.label
         session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
     else:
@@ -149,8 +154,26 @@ def handle(args: argparse.Namespace) -> int:
         report = session.report(request)
         metrics = report.metrics
         prediction = session.prediction(metrics.prompt_tokens + metrics.generated_tokens)
-    if endpoint is None:  # a server's speed says nothing about this machine's calibration
+    # This machine's own profile (never a what-if one here); an answer that failed raised.
+    if calibrates(remote=endpoint is not None, what_if=False, failed=False):
         record_run(report, loaded, profile, label=label)  # never fails the command
+    _store(
+        report,
+        model=None if endpoint is not None else path,
+        label=label,
+        prompt=args.prompt,
+        system=None if args.raw else args.system,
+        settings=settings_dict(
+            load,
+            params,
+            **(
+                {"remote": endpoint.to_dict()}
+                if endpoint is not None
+                else {"template": loaded.template_name, "n_gpu_layers_loaded": loaded.n_gpu_layers}
+            ),
+        ),
+        profile=profile,
+    )
     if args.json:
         emit_json(report.to_dict())
     else:
@@ -165,6 +188,35 @@ def handle(args: argparse.Namespace) -> int:
         if warning:
             sys.stderr.write(f"llm-scout: {warning}\n")
     return 0
+
+
+def _store(
+    report: RunReport,
+    *,
+    model: Path | None,
+    label: str,
+    prompt: str,
+    system: str | None,
+    settings: dict[str, Any],
+    profile: HardwareProfile,
+) -> None:
+    """Keep the answer in the history, as the Playground keeps its answers (so it travels with
+    ``history export``); a history that cannot be written costs a warning, not the answer."""
+    try:
+        with History.open() as history:
+            history.record_run(
+                report,
+                model=model,
+                prompt=prompt,
+                system=system,
+                label=label,
+                settings=settings,
+                profile=profile,
+                machine=THIS_MACHINE,
+                source="run",
+            )
+    except ScoutError as exc:
+        sys.stderr.write(f"llm-scout: the answer was not stored in the history: {exc}\n")
 
 
 def _echo(text: str) -> None:
@@ -215,13 +267,19 @@ def _chat(chat: Conversation, label: str) -> int:
             if _command(chat, text, label):
                 return 0
             continue
+        echo = _LineEcho()
         try:
-            answer = chat.ask(text, _echo)
+            answer = chat.ask(text, echo, _say_restarted)
         except KeyboardInterrupt:
             sys.stdout.write("\n")
             sys.stderr.write("[stopped]\n")
             continue
-        except WorkerError as exc:
+        except ScoutError as exc:
+            echo.end_line()
+            if worker_gone(exc):
+                if not _restart(chat, exc.message):
+                    return 1
+                continue
             if exc.kind != "engine.context_overflow":
                 raise
             sys.stderr.write(f"llm-scout: {exc.message} /clear starts over.\n")
@@ -240,6 +298,40 @@ def _chat(chat: Conversation, label: str) -> int:
         sys.stderr.write(
             f"[{metrics.generated_tokens} tokens, {rate} tokens/s, TTFT {ttft} ms; {why}]\n"
         )
+
+
+class _LineEcho:
+    """Streams an answer to stdout and knows whether its line is still open."""
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def __call__(self, text: str) -> None:
+        _echo(text)
+        self.open = not text.endswith("\n")
+
+    def end_line(self) -> None:
+        if self.open:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            self.open = False
+
+
+def _say_restarted(why: str) -> None:
+    sys.stderr.write(f"llm-scout: {why} It was restarted with the model; the chat goes on.\n")
+
+
+def _restart(chat: Conversation, why: str) -> bool:
+    """After the worker died mid-answer: say so on its own line, start a new one. False when
+    the model cannot be loaded again (the chat then ends)."""
+    sys.stderr.write(f"llm-scout: {why} Restarting it with the model; the conversation is kept.\n")
+    try:
+        chat.restart()
+    except ScoutError as exc:
+        sys.stderr.write(f"llm-scout: the model could not be loaded again: {exc.message}\n")
+        return False
+    sys.stderr.write("[restarted; the answer so far is kept, marked as cut off]\n")
+    return True
 
 
 def _command(chat: Conversation, text: str, label: str) -> bool:

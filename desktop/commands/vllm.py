@@ -21,7 +21,7 @@ from types import FrameType
 from typing import Any
 
 from desktop.commands.common import add_profile_argument, workspace
-from desktop.commands.output import StatusLine
+from desktop.commands.output import StatusLine, interactive
 from desktop.core.engine import (
     READY_TIMEOUT_S,
     ManagedServer,
@@ -122,7 +122,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _serve(server: ManagedServer, model: str, timeout: float) -> int:
-    printer = _ProgressPrinter(sys.stderr.isatty())
+    printer = _ProgressPrinter(interactive(sys.stderr))
     try:
         base_url = server.launch(timeout, on_progress=printer)
     finally:

@@ -73,6 +73,9 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "library.is_dir": "A folder, not a file",
         "library.layout": "Unexpected folder layout",
         "library.missing": "The file is missing",
+        "library.newer": "The library was written by a newer version",
+        "library.damaged": "The library database is damaged",
+        "library.busy": "The library database is busy",
         "library.model_not_found": "Model not found",
         "library.no_models_dir": "No models folder",
         "library.not_found": "No such file",
@@ -91,7 +94,14 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         # history
         "history": "The history cannot be used",
         "history.newer": "The history was written by a newer version",
+        "history.damaged": "The history database is damaged",
+        "history.busy": "The history database is busy",
         "history.not_found": "Not in the history",
+        # results bundles (history export / import)
+        "bundle": "The results file cannot be used",
+        "bundle.damaged": "The results file is damaged",
+        "bundle.foreign": "Wrong kind of file",
+        "bundle.newer": "The results file was written by a newer version",
         # engine (the app's side)
         "engine": "Engine problem",
         "engine.template": "Chat template problem",
@@ -138,6 +148,33 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
 )
 
 
+#: Error kinds after which the engine that ran an answer is gone or cannot serve it: the worker
+#: died, broke the protocol or stopped answering; the server cannot be reached, dropped the
+#: connection, sent something that is not an answer, refused the key, or lacks the model or the
+#: address. They end a run (a Playground answer, a comparison's contestant): what came is kept,
+#: marked, and the model must be loaded (or connected) again. Any other error ends one answer.
+FATAL_KINDS: frozenset[str] = frozenset(
+    {
+        "engine.crashed",
+        "engine.protocol",
+        "engine.timeout",
+        "engine.refused",
+        "engine.disconnected",
+        "engine.server_error",
+        "engine.malformed",
+        "engine.unauthorized",
+        "engine.model_not_found",
+        "engine.endpoint_not_found",
+    }
+)
+
+
+def is_fatal(kind: str) -> bool:
+    """Whether an error of ``kind`` ends the run (:data:`FATAL_KINDS`). A worker's or a server's
+    own error events name their kind without the ``engine.`` prefix; both spellings are read."""
+    return (kind if kind.startswith("engine.") else f"engine.{kind}") in FATAL_KINDS
+
+
 class ScoutError(Exception):
     """Base of every error LLM Scout raises on purpose.
 
@@ -155,6 +192,11 @@ class ScoutError(Exception):
     @property
     def message(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+    @property
+    def fatal(self) -> bool:
+        """Whether this error ends the run it happened in (:func:`is_fatal` of its kind)."""
+        return is_fatal(self.kind)
 
 
 class UsageError(ScoutError):

@@ -1,7 +1,8 @@
 """Logging set-up shared by the CLI and the app: a rotating file in the log dir, and stderr.
 
 The file keeps DEBUG details for bug reports; stderr shows warnings (or everything with
-``--verbose``). Secrets never reach either: :class:`RedactingFilter` masks Hugging Face tokens.
+``--verbose``), except those the person was already told in a sentence of their own. Secrets
+never reach either: :class:`RedactingFilter` masks Hugging Face tokens.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+class _NotToldFilter(logging.Filter):
+    """Keeps off stderr a record whose sentence the person was already told (``extra={"told":
+    True}``: a damaged database set aside); the log file keeps its details."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "told", False)
+
+
 class RedactingFilter(logging.Filter):
     """Masks anything that looks like a Hugging Face access token in a log record."""
 
@@ -58,6 +67,7 @@ def setup_logging(verbose: bool = False, to_file: bool = True) -> None:
     console.setLevel(stderr_level)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     console.addFilter(redact)
+    console.addFilter(_NotToldFilter())
     console._scout = "stderr"  # type: ignore[attr-defined]
     root.addHandler(console)
     if to_file:

@@ -106,6 +106,13 @@ def kind_titles() -> dict[str, str]:
         "library.is_dir": QCoreApplication.translate("ErrorKinds", "A folder, not a file"),
         "library.layout": QCoreApplication.translate("ErrorKinds", "Unexpected folder layout"),
         "library.missing": QCoreApplication.translate("ErrorKinds", "The file is missing"),
+        "library.newer": QCoreApplication.translate(
+            "ErrorKinds", "The library was written by a newer version"
+        ),
+        "library.damaged": QCoreApplication.translate(
+            "ErrorKinds", "The library database is damaged"
+        ),
+        "library.busy": QCoreApplication.translate("ErrorKinds", "The library database is busy"),
         "library.model_not_found": QCoreApplication.translate("ErrorKinds", "Model not found"),
         "library.no_models_dir": QCoreApplication.translate("ErrorKinds", "No models folder"),
         "library.not_found": QCoreApplication.translate("ErrorKinds", "No such file"),
@@ -137,6 +144,16 @@ def kind_titles() -> dict[str, str]:
             "ErrorKinds", "The history was written by a newer version"
         ),
         "history.not_found": QCoreApplication.translate("ErrorKinds", "Not in the history"),
+        "history.damaged": QCoreApplication.translate(
+            "ErrorKinds", "The history database is damaged"
+        ),
+        "history.busy": QCoreApplication.translate("ErrorKinds", "The history database is busy"),
+        "bundle": QCoreApplication.translate("ErrorKinds", "The results file cannot be used"),
+        "bundle.damaged": QCoreApplication.translate("ErrorKinds", "The results file is damaged"),
+        "bundle.foreign": QCoreApplication.translate("ErrorKinds", "Wrong kind of file"),
+        "bundle.newer": QCoreApplication.translate(
+            "ErrorKinds", "The results file was written by a newer version"
+        ),
         "engine": QCoreApplication.translate("ErrorKinds", "Engine problem"),
         "engine.template": QCoreApplication.translate("ErrorKinds", "Chat template problem"),
         "engine.not_found": QCoreApplication.translate(

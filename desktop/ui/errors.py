@@ -76,8 +76,14 @@ class _Guard:
 
 
 def _excepthook(kind: type[BaseException], error: BaseException, tb: TracebackType | None) -> None:
-    log.error("Unexpected error:\n%s", "".join(traceback.format_exception(kind, error, tb)))
     app = QApplication.instance()
+    if issubclass(kind, KeyboardInterrupt):
+        # Ctrl+C that reached Python code inside a slot: quit as the close button does.
+        log.info("Quitting on Ctrl+C")
+        if app is not None:
+            app.quit()
+        return
+    log.error("Unexpected error:\n%s", "".join(traceback.format_exception(kind, error, tb)))
     if app is None or _Guard.showing or not isinstance(app, QApplication):
         return
     _Guard.showing = True

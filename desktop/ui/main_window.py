@@ -9,10 +9,11 @@ into the library.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QColor, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QColor, QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -30,22 +31,28 @@ from PySide6.QtWidgets import (
 from desktop.core.download import DownloadState
 from desktop.core.errors import ScoutError
 from desktop.core.hardware import HardwareProfile
+from desktop.core.settings import SettingsProblem
+from desktop.core.storage import StoreNotice
 from desktop.ui import format as fmt
 from desktop.ui.errors import show_error
 from desktop.ui.heap import freeze_heap
-from desktop.ui.pages.models import ModelsPage
-from desktop.ui.pages.registry import PageSpec, page_specs
-from desktop.ui.state import THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
+from desktop.ui.notices import NoticeBox, settings_problem_text, store_notice_text
+from desktop.ui.pages.registry import LazyPages, PageSpec, page_specs
+from desktop.ui.state import MACHINE_PREFIX, THIS_MACHINE_KEY, WHAT_IF_PREFIX, AppState
 from desktop.ui.theme import WHAT_IF_TINT, app_icon, icon
 from desktop.ui.window_settings import window_settings
 
 log = logging.getLogger(__name__)
 
 OPEN_PROFILE = "__open__"
+# After the window is shown (and painted), the pages that work while hidden are made, one per
+# turn of the event loop, so that the first paint does not wait for them.
+BACKGROUND_PAGES_DELAY_MS = 150
 
 
 class MainWindow(QMainWindow):
-    """The window. ``pages`` maps a page key ("models") to its widget.
+    """The window. ``pages`` maps a page key ("models") to its widget, made when first shown
+    or asked for (:class:`~desktop.ui.pages.registry.LazyPages`).
 
     Signals:
         page_changed(str): the key of the page now shown.
@@ -60,14 +67,17 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
         self.setMinimumSize(QSize(960, 600))
-        self.pages: dict[str, QWidget] = {}
+        # Before the pages: their first work (a scan, an estimate) may find a damaged database.
+        self.notices = NoticeBox(self)
+        state.store_damaged.connect(self._on_state_store_damaged)
         self._specs: list[PageSpec] = page_specs()
+        self._background_scheduled = False
+        self._closed = False
         self._build_toolbar()
         self._build_body()
         self._build_status_bar()
-        self._connect_open_in_playground()
-        self._connect_history()
         state.profile_changed.connect(self._on_state_profile_changed)
+        state.profiles_changed.connect(self._fill_profile_combo)
         state.problem.connect(self._on_state_problem)
         state.downloads_changed.connect(self._refresh_status)
         self._status_timer = QTimer(self)
@@ -76,17 +86,30 @@ class MainWindow(QMainWindow):
         self._status_timer.start()
         self._restore()
         self._on_state_profile_changed()
+        state.load_machine_profiles()  # imported machines join the profile choices
         # What the window starts with, and the first catalog estimate (its fit targets stay),
         # out of the garbage collector's full passes: see desktop/ui/heap.py.
         QTimer.singleShot(0, freeze_heap)
-        models = self.pages.get("models")
-        if isinstance(models, ModelsPage):
-            models.estimate_updated.connect(self._freeze_after_first_estimate)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._background_scheduled:
+            self._background_scheduled = True
+            QTimer.singleShot(BACKGROUND_PAGES_DELAY_MS, self, self._make_a_background_page)
+
+    def _make_a_background_page(self) -> None:
+        keys = self.pages.background_keys()
+        if not keys or self._closed:
+            return
+        self.pages[keys[0]]
+        if len(keys) > 1:
+            QTimer.singleShot(0, self, self._make_a_background_page)
 
     def _freeze_after_first_estimate(self) -> None:
-        models = self.pages.get("models")
-        if isinstance(models, ModelsPage):
-            models.estimate_updated.disconnect(self._freeze_after_first_estimate)
+        if self.pages.is_made("models"):
+            self.pages["models"].estimate_updated.disconnect(  # type: ignore[attr-defined]
+                self._freeze_after_first_estimate
+            )
         freeze_heap()
 
     # -- building -----------------------------------------------------------------------------
@@ -140,7 +163,9 @@ class MainWindow(QMainWindow):
             key = WHAT_IF_PREFIX + name
             combo.addItem(self.tr("What if: %1").replace("%1", title), key)
         for key, profile in self.state.loaded_profiles().items():
-            if not key.startswith(WHAT_IF_PREFIX):
+            if key.startswith(MACHINE_PREFIX):
+                combo.addItem(self.tr("Imported: %1").replace("%1", profile.name or key), key)
+            elif not key.startswith(WHAT_IF_PREFIX):
                 combo.addItem(self.tr("File: %1").replace("%1", profile.name or key), key)
         combo.insertSeparator(combo.count())
         combo.addItem(self.tr("Open profile file…"), OPEN_PROFILE)
@@ -167,24 +192,34 @@ class MainWindow(QMainWindow):
             item.setData(Qt.ItemDataRole.UserRole, spec.key)
             item.setSizeHint(QSize(170, 40))
             self.sidebar.addItem(item)
-            page = spec.factory(self.state)
-            page.setObjectName(f"page_{spec.key}")
-            self.pages[spec.key] = page
-            self.stack.addWidget(page)
+        # Each page is made (and its module imported) when it is first shown or asked for.
+        self.pages = LazyPages(self._specs, self.state, self.stack, self._on_page_made)
         self.sidebar.currentRowChanged.connect(self._on_sidebar_current_row_changed)
         layout.addWidget(self.sidebar)
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(body)
 
-    def _connect_open_in_playground(self) -> None:
+    def _on_page_made(self, key: str, page: QWidget) -> None:
+        """Connect a page to the window and to the pages made before it, once, when made."""
+        if key == "models":
+            self._connect_models(page)
+        elif key in ("playground", "compare") and self.pages.is_made("history"):
+            self._connect_stored(page, self.pages["history"])
+        elif key == "history":
+            self._connect_history(page)
+
+    def _connect_models(self, models: QWidget) -> None:
         """The Models page's "Open in Playground" (a model file's path) opens that file in the
         Playground page and shows it; loading is left to the person (the settings come first)."""
-        signal = getattr(self.pages.get("models"), "open_in_playground_requested", None)
+        signal = getattr(models, "open_in_playground_requested", None)
         if signal is not None:
             signal.connect(self._on_models_open_in_playground_requested)
-        served = getattr(self.pages.get("models"), "open_server_in_playground_requested", None)
+        served = getattr(models, "open_server_in_playground_requested", None)
         if served is not None:
             served.connect(self._on_models_open_server_in_playground_requested)
+        estimated = getattr(models, "estimate_updated", None)
+        if estimated is not None:
+            estimated.connect(self._freeze_after_first_estimate)
 
     def _on_models_open_in_playground_requested(self, path: str) -> None:
         page = self.show_page("playground")
@@ -199,15 +234,22 @@ class MainWindow(QMainWindow):
         if open_server is not None:
             open_server(base_url, model)
 
-    def _connect_history(self) -> None:
-        """The History page reads again when the Playground or the Compare page stored
-        something; its Open and Re-run lead to the Compare page or the Playground."""
-        history = self.pages.get("history")
+    @staticmethod
+    def _connect_stored(page: QWidget, history: QWidget) -> None:
+        """The History page reads again when ``page`` (the Playground, Compare) stored
+        something."""
+        stored = getattr(page, "history_changed", None)
         history_stored = getattr(history, "history_stored", None)
+        if stored is not None and history_stored is not None:
+            stored.connect(history_stored)
+
+    def _connect_history(self, history: QWidget) -> None:
+        """The History page follows what the Playground and Compare store (those made before
+        it; later ones connect when made); its Open and Re-run lead to the Compare page or the
+        Playground."""
         for key in ("playground", "compare"):
-            stored = getattr(self.pages.get(key), "history_changed", None)
-            if stored is not None and history_stored is not None:
-                stored.connect(history_stored)
+            if self.pages.is_made(key):
+                self._connect_stored(self.pages[key], history)
         for name, slot in (
             ("open_comparison_requested", self._on_history_open_comparison_requested),
             ("rerun_comparison_requested", self._on_history_rerun_comparison_requested),
@@ -298,6 +340,7 @@ class MainWindow(QMainWindow):
     def _on_sidebar_current_row_changed(self, row: int) -> None:
         if row < 0:
             return
+        self.pages[str(self.sidebar.item(row).data(Qt.ItemDataRole.UserRole))]  # made if new
         self.stack.setCurrentIndex(row)
         self.page_changed.emit(self.current_page)
 
@@ -338,6 +381,8 @@ class MainWindow(QMainWindow):
 
     def _on_state_profile_changed(self) -> None:
         state = self.state
+        if self.profile_combo.findData(state.profile_key) < 0:
+            self._fill_profile_combo()  # chosen elsewhere (History's machines)
         index = self.profile_combo.findData(state.profile_key)
         if index >= 0 and index != self.profile_combo.currentIndex():
             self.profile_combo.setCurrentIndex(index)
@@ -399,6 +444,22 @@ class MainWindow(QMainWindow):
 
     def _on_state_problem(self, kind: str, message: str) -> None:
         self.statusBar().showMessage(message, 10_000)
+
+    def _on_state_store_damaged(self, notice: StoreNotice) -> None:
+        """Told once; a library set aside is rebuilt at once by a scan of every folder (from
+        the event loop: the pages may still be being built)."""
+        self.notices.tell(store_notice_text(notice))
+        if notice.store == "library":
+            QTimer.singleShot(0, self._rescan_library)
+
+    def _rescan_library(self) -> None:
+        rescan = getattr(self.pages.get("library"), "rescan", None)
+        if rescan is not None:
+            rescan()
+
+    def tell_settings_problems(self, problems: Sequence[SettingsProblem]) -> None:
+        for problem in problems:
+            self.notices.tell(settings_problem_text(problem))
 
     # -- drops --------------------------------------------------------------------------------
 
@@ -464,16 +525,24 @@ class MainWindow(QMainWindow):
         settings.setValue("window/geometry", self.saveGeometry())
         settings.setValue("window/page", self.current_page)
         settings.setValue("window/profile", self.state.profile_key)
-        for page in self.pages.values():
+        for page in self.pages.made().values():
             save = getattr(page, "save_state", None)
             if save is not None:
                 save(settings)
         settings.sync()
 
-    def closeEvent(self, event: QCloseEvent) -> None:
-        self.save_state()
-        for page in self.pages.values():
+    def shutdown(self) -> None:
+        """Stop the window's own timer and every page's work (closing, or a rebuilt window
+        taking its place: the object outlives either). Safe to call more than once. Pages not
+        made yet are not made for it."""
+        self._closed = True
+        self._status_timer.stop()
+        for page in self.pages.made().values():
             shutdown = getattr(page, "shutdown", None)
             if shutdown is not None:
                 shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_state()
+        self.shutdown()
         super().closeEvent(event)

@@ -14,14 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from desktop.core import paths
 from desktop.core.download import DownloadManager
 from desktop.core.engine import EngineInfo, engine_info
 from desktop.core.errors import ScoutError
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile, list_profiles, load_profile, probe
+from desktop.core.history import History
 from desktop.core.library import ModelResolver
 from desktop.core.settings import Settings, save_settings
+from desktop.core.storage import StoreNotice, add_notice_listener
 from desktop.core.workspace import Workspace
 from desktop.ui.workers import TaskControl, run_task
 
@@ -30,6 +33,7 @@ log = logging.getLogger(__name__)
 THIS_MACHINE_KEY = "this"
 WHAT_IF_PREFIX = "what-if:"
 FILE_PREFIX = "file:"
+MACHINE_PREFIX = "machine:"  # a machine whose results were imported into the history
 
 
 class AppState(QObject):
@@ -41,15 +45,24 @@ class AppState(QObject):
         library_changed(): models on disk changed (scan, import, remove, finished download).
         downloads_changed(): a job was added or finished (progress is pulled on a timer).
         engine_changed(): the llama.cpp build of the workers is known (``engine``).
+        profiles_changed(): the profiles to choose from changed (imported machines read).
         problem(str, str): something failed in the background: (error kind, one sentence).
+        calibration_changed(): a run was recorded for calibration, or the calibration was
+            undone or reset: estimates are made again.
+        store_damaged(object): a :class:`~desktop.core.storage.StoreNotice`: a damaged
+            database was set aside and a new one started (announced on any thread, delivered
+            on the GUI thread).
     """
 
     settings_changed = Signal(object)
     profile_changed = Signal()
+    profiles_changed = Signal()
     library_changed = Signal()
     downloads_changed = Signal()
     engine_changed = Signal()
     problem = Signal(str, str)
+    calibration_changed = Signal()
+    store_damaged = Signal(object)
 
     def __init__(self, workspace: Workspace, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -64,6 +77,12 @@ class AppState(QObject):
         self._retired: list[DownloadManager] = []
         self._titles: dict[str, str] | None = None  # replaced managers: their jobs stay listed
         self.library_changed.connect(self._forget_resolver)
+        self._stop_listening = add_notice_listener(self._on_store_notice)
+
+    def _on_store_notice(self, notice: StoreNotice) -> None:
+        """From whichever thread found the damage: the signal crosses to the GUI thread."""
+        if isValid(self):
+            self.store_damaged.emit(notice)
 
     # -- settings ------------------------------------------------------------------------------
 
@@ -151,12 +170,16 @@ class AppState(QObject):
         return dict(self._titles)
 
     def select_profile(self, key: str) -> None:
-        """``"this"``, ``"what-if:<name>"`` or ``"file:<path>"``; HardwareError for a bad one."""
+        """``"this"``, ``"what-if:<name>"``, ``"file:<path>"`` or ``"machine:<key>"`` (imported
+        results' machine); HardwareError (HistoryError) for a bad one."""
         if key != THIS_MACHINE_KEY and key not in self._profiles:
             if key.startswith(WHAT_IF_PREFIX):
                 self._profiles[key] = load_profile(key.removeprefix(WHAT_IF_PREFIX))
             elif key.startswith(FILE_PREFIX):
                 self._profiles[key] = load_profile(key.removeprefix(FILE_PREFIX))
+            elif key.startswith(MACHINE_PREFIX):
+                with History.open() as history:
+                    self._profiles[key] = history.machine_profile(key.removeprefix(MACHINE_PREFIX))
             else:
                 raise ValueError(f"unknown profile key {key!r}")
         if key != self.profile_key:
@@ -173,6 +196,32 @@ class AppState(QObject):
 
     def loaded_profiles(self) -> dict[str, HardwareProfile]:
         return dict(self._profiles)
+
+    def load_machine_profiles(self) -> None:
+        """Read the machines whose results were imported (off the GUI thread): each becomes a
+        profile to estimate for (``machine:<key>``), calibrated by its own runs;
+        ``profiles_changed`` follows. The active one is replaced by its new reading."""
+
+        def work(control: TaskControl) -> dict[str, HardwareProfile]:
+            found: dict[str, HardwareProfile] = {}
+            if not paths.history_db_path().is_file():
+                return found  # nothing stored yet: no database made just to look
+            with History.open() as history:
+                for machine in history.machines():
+                    if not machine.local and machine.profile is not None:
+                        found[MACHINE_PREFIX + machine.key] = history.machine_profile(machine.key)
+            return found
+
+        run_task(work, on_done=self._machines_read, on_failed=self._failed)
+
+    def _machines_read(self, found: dict[str, HardwareProfile]) -> None:
+        for key in [k for k in self._profiles if k.startswith(MACHINE_PREFIX)]:
+            if key not in found and key != self.profile_key:
+                del self._profiles[key]
+        self._profiles.update(found)
+        self.profiles_changed.emit()
+        if self.profile_key in found:
+            self.profile_changed.emit()  # its calibration may have grown
 
     # -- models on disk --------------------------------------------------------------------
 
@@ -227,6 +276,7 @@ class AppState(QObject):
 
     def close(self) -> None:
         """Pause running downloads (their partials resume next time)."""
+        self._stop_listening()
         if self._downloads is not None:
             self._downloads.close()
             self._downloads = None

@@ -16,6 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
+from desktop.core.errors import ScoutError
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -65,6 +67,9 @@ class _Runnable(QRunnable):
         except BaseException as exc:  # handed to the GUI thread, which decides what to show
             if not isinstance(exc, Exception):
                 raise
+            if not isinstance(exc, ScoutError):
+                # The window then says "the log file has the details": here they are.
+                log.error("A background task failed", exc_info=exc)
             self._signals.failed.emit(exc)
         else:
             self._signals.finished.emit(result)
@@ -117,8 +122,8 @@ def run_task(
             return
         if on_failed is not None:
             on_failed(error)  # type: ignore[arg-type]
-        else:
-            log.error("A background task failed", exc_info=error)  # type: ignore[arg-type]
+        elif isinstance(error, ScoutError):  # anything else was logged where it was raised
+            log.warning("A background task failed: %s", error)
 
     signals.finished.connect(finished)
     signals.failed.connect(failed)
@@ -128,6 +133,16 @@ def run_task(
         )
     (pool or QThreadPool.globalInstance()).start(_Runnable(fn, control, signals))
     return handle
+
+
+def pool_background(
+    work: Callable[[TaskControl], T],
+    done: Callable[[T], None],
+    failed: Callable[[Exception], None],
+) -> TaskHandle:
+    """The window's :class:`~desktop.core.playground.Background` for a core session: the work
+    on the global pool, its outcome back on the GUI thread."""
+    return run_task(work, on_done=done, on_failed=failed)
 
 
 class LatestOnly(Generic[T]):
@@ -166,8 +181,8 @@ class LatestOnly(Generic[T]):
         self._current = None
         if self._on_failed is not None:
             self._on_failed(error)
-        else:
-            log.error("A background task failed", exc_info=error)
+        elif isinstance(error, ScoutError):  # anything else was logged where it was raised
+            log.warning("A background task failed: %s", error)
 
 
 def wait_for_tasks(timeout_ms: int = 30_000) -> bool:

@@ -2,9 +2,375 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AcrossMachinesView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/across_machines.py" line="+78"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Model to compare across machines</source>
+        <translation>要跨机器对比的模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Settings the answers ran with</source>
+        <translation>回答运行时使用的设置</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The same model on each machine</source>
+        <translation>同一模型在各台机器上的表现</translation>
+    </message>
+    <message>
+        <location line="+23"/>
+        <source>Nothing to put side by side yet. Import results from another machine (Import… on the list, or drop the file there), and run the same model here with the same settings: each machine gets a column.</source>
+        <translation>还没有可以并排对比的内容。请导入另一台机器的结果（在列表页点击“导入…”，或把文件拖到那里），并在本机用相同设置运行同一个模型：每台机器占一列。</translation>
+    </message>
+    <message>
+        <location line="+78"/>
+        <source>Only %1 ran this model with these settings. Medians of its stored answers.</source>
+        <translation>只有 %1 用这些设置运行过这个模型。数值为其已保存回答的中位数。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Medians of the stored answers of this model with these settings on each machine; each machine&apos;s own threads.</source>
+        <translation>每台机器上这个模型在这些设置下已保存回答的中位数；线程数为各机器自己的设置。</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <location line="+16"/>
+        <source>%1 (%2 machines)</source>
+        <translation>%1（%2 台机器）</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>Estimates for %1</source>
+        <translation>按 %1 估算</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Make %1 the profile every page estimates for, calibrated by its own runs.</source>
+        <translation>把 %1 设为所有页面估算所用的配置，并用它自己的运行结果校准。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>context %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU layers %1</source>
+        <translation>GPU 层数 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KV %1</source>
+        <translation>KV %1</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>flash attention on</source>
+        <translation>Flash Attention 开</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>flash attention off</source>
+        <translation>Flash Attention 关</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>settings not recorded</source>
+        <translation>未记录设置</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Answers</source>
+        <translation>回答数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Generation</source>
+        <translation>生成速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Prompt processing</source>
+        <translation>提示词处理速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Time to first token</source>
+        <translation>首个 token 用时</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak memory (RSS)</source>
+        <translation>内存峰值（RSS）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Peak VRAM</source>
+        <translation>显存峰值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Threads</source>
+        <translation>线程数</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <location line="+3"/>
+        <source>not measured</source>
+        <translation>未测量</translation>
+    </message>
+    <message>
+        <location line="-2"/>
+        <source>Quality: %1</source>
+        <translation>质量：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Quality</source>
+        <translation>质量</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>%1, %2 threads</source>
+        <translation>%1，%2 线程</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>by its own runs here</source>
+        <translation>由本机自己的运行校准</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>not yet (no runs)</source>
+        <translation>尚未校准（没有运行记录）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>from %1 runs measured there</source>
+        <translation>根据该机器上的 %1 次实测运行</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Memory bandwidth</source>
+        <translation>内存带宽</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Estimates calibrated</source>
+        <translation>估算校准</translation>
+    </message>
+</context>
+<context>
+    <name>CalibrationCard</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/calibration_card.py" line="+34"/>
+        <source>Calibration</source>
+        <translation>校准</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>none yet: every answer and benchmark records one</source>
+        <translation>暂无：每次回答和基准测试都会记录一次</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 stored: %2 count, %3 left out</source>
+        <translation>已存 %1 次：%2 次计入，%3 次未计入</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <location line="+58"/>
+        <location line="+4"/>
+        <source>Runs</source>
+        <translation>运行记录</translation>
+    </message>
+    <message>
+        <location line="-59"/>
+        <source>Runs made while other programs used the CPU never count: they say how busy the machine was, not how fast the model runs.</source>
+        <translation>其他程序占用 CPU 时的运行从不计入：它们反映的是机器有多忙，而不是模型跑得多快。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Undo last run</source>
+        <translation>撤销最近一次</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forget the newest run (for example one made while the machine was busy).</source>
+        <translation>忘掉最近一次运行（例如机器繁忙时做的那次）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Reset…</source>
+        <translation>重置…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forget every run of this machine; the estimates go back to the raw model.</source>
+        <translation>忘掉本机的所有运行；估算恢复为未校准的模型。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Speed on the CPU</source>
+        <translation>CPU 上的速度</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Measured generation speed against the model&apos;s estimate, on the CPU.</source>
+        <translation>CPU 上实测生成速度与模型估算之比。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Speed on the GPU</source>
+        <translation>GPU 上的速度</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <location line="+24"/>
+        <source>not yet (%1 of 2 runs)</source>
+        <translation>尚未生效（2 次中已有 %1 次）</translation>
+    </message>
+    <message>
+        <location line="-20"/>
+        <source>%1 against the estimate, from %2 runs</source>
+        <translation>比估算 %1，来自 %2 次运行</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>none: this profile carries no calibration</source>
+        <translation>无：此配置文件不带校准</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 runs of that machine, carried in its profile</source>
+        <translation>该机器的 %1 次运行，随其配置文件携带</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>×%1 the estimate, from %2 runs</source>
+        <translation>估算的 ×%1，来自 %2 次运行</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>%1 t/s</source>
+        <translation>%1 t/s</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>memory only</source>
+        <translation>仅计入内存</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>counts</source>
+        <translation>计入</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>speed left out: other programs used %1 CPUs meanwhile</source>
+        <translation>速度未计入：期间其他程序占用了 %1 个 CPU</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>speed left out: the machine was busy</source>
+        <translation>速度未计入：机器当时繁忙</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>left out: part on the GPU, part on the CPU</source>
+        <translation>未计入：部分在 GPU、部分在 CPU 上</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: too short to say</source>
+        <translation>未计入：太短，说明不了问题</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: no speed measured</source>
+        <translation>未计入：未测得速度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: implausible speed</source>
+        <translation>未计入：速度不合理</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: older than the newest runs</source>
+        <translation>未计入：早于最近的运行</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>left out: far from the other runs</source>
+        <translation>未计入：与其他运行相差太远</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>left out</source>
+        <translation>未计入</translation>
+    </message>
+</context>
+<context>
     <name>CatalogCells</name>
     <message>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="+384"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="+393"/>
         <source>%1 parameters in all, %2 active per token (mixture of experts).</source>
         <extracomment>Columns that follow the estimate (the rest only change when the catalog does). The catalog&apos;s sort key behind each catalog column. per row, the roles of each of :attr:`CatalogCells.ESTIMATE_COLUMNS`, in that order What an estimate changes: the fit&apos;s columns, and the size (an unverified size is the one the fit computed from the shapes).</extracomment>
         <translation>共 %1 参数，每个 token 激活 %2（混合专家模型）。</translation>
@@ -45,12 +411,12 @@
         <translation>支持中文。</translation>
     </message>
     <message>
-        <location line="+5"/>
-        <source>Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.</source>
-        <translation>在 %1 个 token 的上下文下预测：内存 %2，显存 %3。</translation>
+        <location line="+6"/>
+        <source>Needs, with the whole context of %1 tokens in use: %2 of RAM and %3 of video memory (predicted).</source>
+        <translation>在用满 %1 个词元的全部上下文时需要：%2 内存和 %3 显存（预测）。</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+8"/>
         <source>From the downloaded file&apos;s header.</source>
         <translation>来自已下载文件的文件头。</translation>
     </message>
@@ -270,8 +636,8 @@
     </message>
     <message>
         <location line="+4"/>
-        <source>Download size. %1 marks a size from the publisher that was not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
-        <translation>下载大小。%1 表示发布者给出、尚未与 Hub 核对的大小（`llm-scout catalog refresh` 会核对）。</translation>
+        <source>Download size. %1 marks a size estimated from the model&apos;s shapes, not verified against the Hub (`llm-scout catalog refresh` checks it).</source>
+        <translation>下载大小。%1 表示该大小是根据模型形状估算的，未经 Hub 核实（`llm-scout catalog refresh` 会核实）。</translation>
     </message>
     <message>
         <location line="+4"/>
@@ -467,9 +833,62 @@
     </message>
 </context>
 <context>
+    <name>ChatTranscript</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/chat_transcript.py" line="+64"/>
+        <source>Waiting for the first token…</source>
+        <translation>正在等待第一个 token…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Generating…</source>
+        <translation>正在生成…</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The server cannot be reached; Reload connects again.</source>
+        <translation>无法连接服务器；点击“重新加载”再次连接。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The engine stopped; Reload loads the model again.</source>
+        <translation>引擎已停止；点击“重新加载”再次加载模型。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Unloaded.</source>
+        <translation>已卸载。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>The conversation outgrew the context: the %1 oldest turns were dropped, the system prompt kept.</source>
+        <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Chat with %1</source>
+        <translation>与 %1 对话</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>a model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>The conversation cannot be saved</source>
+        <translation>无法保存对话</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Cannot write %1: %2.</source>
+        <translation>无法写入 %1：%2。</translation>
+    </message>
+</context>
+<context>
     <name>Compare</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+41"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+42"/>
         <source>%1 W / %2 T / %3 L</source>
         <extracomment>The raw value of a cell (numbers for numeric columns), for tests and sorting.</extracomment>
         <translation>%1 胜 / %2 平 / %3 负</translation>
@@ -478,6 +897,39 @@
         <location line="+6"/>
         <source>%1 bad</source>
         <translation>都不好 %1</translation>
+    </message>
+</context>
+<context>
+    <name>CompareBanner</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_banner.py" line="+46"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>RAM</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>together the models need %1 of %2; %3 is available, %4 after the safety margin</source>
+        <translation>这些模型合计需要 %1 %2；可用 %3，扣除安全余量后为 %4</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>GPU %1 needs %2 of VRAM, %3 is free</source>
+        <translation>GPU %1 需要 %2 显存，空闲 %3</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Parallel mode refused on %1: %2 Use fair mode, which runs one model at a time.</source>
+        <translation>在 %1 上无法使用并行模式：%2 请使用公平模式，一次只运行一个模型。</translation>
     </message>
 </context>
 <context>
@@ -519,7 +971,7 @@
     </message>
     <message>
         <location line="+32"/>
-        <location line="+27"/>
+        <location line="+34"/>
         <source>Answer %1</source>
         <translation>回答 %1</translation>
     </message>
@@ -559,7 +1011,7 @@
         <translation>种子 %1</translation>
     </message>
     <message>
-        <location line="+79"/>
+        <location line="+80"/>
         <source>queued (fair mode)</source>
         <translation>排队中（公平模式）</translation>
     </message>
@@ -619,7 +1071,12 @@
         <translation>尚未运行</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+4"/>
+        <source>Speed and memory are shown after Reveal.</source>
+        <translation>揭晓后显示速度和内存。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>TTFT %1</source>
         <translation>首 token %1</translation>
     </message>
@@ -743,134 +1200,19 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+157"/>
-        <source>Dismiss</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
-        <location line="+144"/>
-        <source>Import a prompt suite</source>
-        <translation>导入提示词集</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Prompt suites (*.jsonl *.csv)</source>
-        <translation>提示词集 (*.jsonl *.csv)</translation>
-    </message>
-    <message>
-        <location line="+23"/>
-        <source>Add a model</source>
-        <translation>添加模型</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>GGUF models (*.gguf)</source>
-        <translation>GGUF 模型 (*.gguf)</translation>
-    </message>
-    <message>
-        <location line="+74"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+295"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
     <message>
-        <location line="+112"/>
+        <location line="+85"/>
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location line="+95"/>
-        <source>comparison %1</source>
-        <translation>对比 %1</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>fair mode</source>
-        <translation>公平模式</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>parallel mode</source>
-        <translation>并行模式</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>the models shared the machine: speeds do not compare</source>
-        <translation>模型同时共用这台机器：速度不可直接比较</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>names hidden until you reveal them</source>
-        <translation>在你揭晓之前隐藏名称</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>Preparing…</source>
-        <translation>正在准备…</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>%1 of %2 answers</source>
-        <translation>%1 / %2 个回答</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>incomplete: Resume runs the rest</source>
-        <translation>未完成：点“继续”运行剩下的部分</translation>
-    </message>
-    <message>
-        <location line="+80"/>
-        <source>Markdown (*.md)</source>
-        <translation>Markdown (*.md)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>CSV (*.csv)</source>
-        <translation>CSV (*.csv)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>JSON (*.json)</source>
-        <translation>JSON (*.json)</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>PNG image (*.png)</source>
-        <translation>PNG 图像 (*.png)</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Export the comparison</source>
-        <translation>导出对比</translation>
-    </message>
-    <message>
-        <location line="+35"/>
+        <location line="+98"/>
         <source>this machine</source>
         <translation>本机</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>memory</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>RAM</source>
-        <translation>内存</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>together the models need %1 of %2; %3 is available, %4 after the safety margin</source>
-        <translation>这些模型合计需要 %1 %2；可用 %3，扣除安全余量后为 %4</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>GPU %1 needs %2 of VRAM, %3 is free</source>
-        <translation>GPU %1 需要 %2 显存，空闲 %3</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>Parallel mode refused on %1: %2 Use fair mode, which runs one model at a time.</source>
-        <translation>在 %1 上无法使用并行模式：%2 请使用公平模式，一次只运行一个模型。</translation>
     </message>
 </context>
 <context>
@@ -939,7 +1281,7 @@
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+83"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+95"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
@@ -994,7 +1336,7 @@
         <translation>每个回答的最大 token 数</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+9"/>
         <source>Reveal names</source>
         <translation>揭晓名称</translation>
     </message>
@@ -1079,12 +1421,12 @@
         <translation>%1（%2 个提示词）</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+15"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+48"/>
         <source>%1 prompts</source>
         <translation>%1 个提示词</translation>
     </message>
@@ -1111,9 +1453,77 @@
     </message>
 </context>
 <context>
+    <name>ComparisonView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+163"/>
+        <source>comparison %1</source>
+        <translation>对比 %1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>fair mode</source>
+        <translation>公平模式</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>parallel mode</source>
+        <translation>并行模式</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the models shared the machine: speeds do not compare</source>
+        <translation>模型同时共用这台机器：速度不可直接比较</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>names, speeds and memory hidden until you reveal them</source>
+        <translation>揭晓之前隐藏名称、速度和内存</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Preparing…</source>
+        <translation>正在准备…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 of %2 answers</source>
+        <translation>%1 / %2 个回答</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>incomplete: Resume runs the rest</source>
+        <translation>未完成：点“继续”运行剩下的部分</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图像 (*.png)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Export the comparison</source>
+        <translation>导出对比</translation>
+    </message>
+</context>
+<context>
     <name>ContestantDialog</name>
     <message>
-        <location filename="../../desktop/ui/widgets/contestant_dialog.py" line="+59"/>
+        <location filename="../../desktop/ui/widgets/contestant_dialog.py" line="+60"/>
         <source>Contestant settings</source>
         <translation>参赛模型设置</translation>
     </message>
@@ -1287,6 +1697,29 @@
     </message>
 </context>
 <context>
+    <name>ContestantList</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/contestant_list.py" line="+97"/>
+        <source>Import a prompt suite</source>
+        <translation>导入提示词集</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Prompt suites (*.jsonl *.csv)</source>
+        <translation>提示词集 (*.jsonl *.csv)</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>Add a model</source>
+        <translation>添加模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF 模型 (*.gguf)</translation>
+    </message>
+</context>
+<context>
     <name>DownloadsModel</name>
     <message>
         <location filename="../../desktop/ui/models/downloads_model.py" line="+81"/>
@@ -1380,12 +1813,17 @@
         <translation>正在检查 %1：%2 / %3（%4%）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>%1 files</source>
         <translation>%1 个文件</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+3"/>
+        <source>%1 · not verified against a known hash</source>
+        <translation>%1 · 未对照已知哈希校验</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>%1 (%2 of %3)</source>
         <translation>%1（%2 / %3）</translation>
     </message>
@@ -1613,12 +2051,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+122"/>
+        <location line="+139"/>
         <source>The model file is incomplete</source>
         <translation>模型文件不完整</translation>
     </message>
     <message>
-        <location line="-121"/>
+        <location line="-138"/>
         <source>The file is not a valid GGUF model</source>
         <translation>该文件不是有效的 GGUF 模型</translation>
     </message>
@@ -1824,6 +2262,21 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>The library was written by a newer version</source>
+        <translation>模型库由更新版本的程序写入</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The library database is damaged</source>
+        <translation>模型库数据库已损坏</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The library database is busy</source>
+        <translation>模型库数据库正被占用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Model not found</source>
         <translation>找不到模型</translation>
     </message>
@@ -1909,6 +2362,36 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>The history database is damaged</source>
+        <translation>历史记录数据库已损坏</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The history database is busy</source>
+        <translation>历史记录数据库正被占用</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The results file cannot be used</source>
+        <translation>无法使用该结果文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The results file is damaged</source>
+        <translation>结果文件已损坏</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Wrong kind of file</source>
+        <translation>文件类型不对</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>The results file was written by a newer version</source>
+        <translation>结果文件由更新的版本写入</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Engine problem</source>
         <translation>引擎出现问题</translation>
     </message>
@@ -2096,7 +2579,7 @@
         <translation>发生了意外错误；详情见日志文件。</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+39"/>
         <source>Something went wrong</source>
         <translation>出错了</translation>
     </message>
@@ -2151,7 +2634,7 @@
     </message>
     <message>
         <location line="+3"/>
-        <location filename="../../desktop/ui/models/catalog_model.py" line="-448"/>
+        <location filename="../../desktop/ui/models/catalog_model.py" line="-447"/>
         <source>partial %1/%2</source>
         <extracomment>The :class:`CatalogEntry` of a row (in column 0). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. The verdict key of a row (&quot;gpu&quot;, &quot;partial&quot;, &quot;cpu&quot;, &quot;no&quot;; &quot;&quot; before the estimate). Marks on numbers: a prediction, a size the Hub has not confirmed, a context past training.</extracomment>
         <translation>部分 %1/%2</translation>
@@ -2205,7 +2688,7 @@
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/hardware.py" line="+59"/>
+        <location filename="../../desktop/ui/pages/hardware.py" line="+69"/>
         <source>Save profile…</source>
         <translation>保存配置…</translation>
     </message>
@@ -2215,7 +2698,7 @@
         <translation>将本机的硬件配置写成 JSON（与 `llm-scout hw --save` 相同），以便在另一台电脑上查看这里能运行哪些模型。</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+24"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
@@ -2230,7 +2713,7 @@
         <translation>正在检测硬件…</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
@@ -2459,7 +2942,17 @@
         <translation>否（仅 CPU 构建）</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+41"/>
+        <source>Reset the calibration</source>
+        <translation>重置校准</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Forget every run this machine&apos;s estimates learned from? The estimates go back to the raw model until new runs are made; the file is copied aside first.</source>
+        <translation>要忘掉本机估算所依据的全部运行吗？在有新的运行之前，估算将恢复为未校准的模型；文件会先另存一份副本。</translation>
+    </message>
+    <message>
+        <location line="+57"/>
         <source>Save this machine&apos;s profile</source>
         <translation>保存本机的硬件配置</translation>
     </message>
@@ -2472,9 +2965,14 @@
 <context>
     <name>History</name>
     <message>
-        <location filename="../../desktop/ui/models/history_model.py" line="+132"/>
-        <source>complete</source>
+        <location filename="../../desktop/ui/models/history_model.py" line="+143"/>
+        <source>This machine</source>
         <extracomment>The :class:`HistoryItem` of a row (any column).</extracomment>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>complete</source>
         <translation>完整</translation>
     </message>
     <message>
@@ -2529,6 +3027,11 @@
     </message>
     <message>
         <location line="+1"/>
+        <source>Machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>Result</source>
         <translation>结果</translation>
     </message>
@@ -2544,9 +3047,104 @@
     </message>
 </context>
 <context>
+    <name>HistoryBar</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/history_bar.py" line="+22"/>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>words in a prompt, an answer or a title</source>
+        <translation>提示词、回答或标题中的词</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Search the history</source>
+        <translation>搜索历史记录</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Filter by model</source>
+        <translation>按模型筛选</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location line="+64"/>
+        <source>All models</source>
+        <translation>全部模型</translation>
+    </message>
+    <message>
+        <location line="-62"/>
+        <source>Machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Filter by machine</source>
+        <translation>按机器筛选</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+67"/>
+        <source>All machines</source>
+        <translation>全部机器</translation>
+    </message>
+    <message>
+        <location line="-65"/>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Show answers, comparisons or both</source>
+        <translation>显示回答、对比或两者</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Everything</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Answers</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Comparisons</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Add the results of another machine: a file written there by `llm-scout history export` (or drop it on this page).</source>
+        <translation>添加另一台机器的结果：在那台机器上用 `llm-scout history export` 写出的文件（也可以把文件拖到本页）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Write this history&apos;s results to one file, to import on another machine.</source>
+        <translation>把本机历史记录中的结果写入一个文件，以便在另一台机器上导入。</translation>
+    </message>
+</context>
+<context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+69"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+75"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -2571,7 +3169,7 @@
         <translation>未知模型</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+14"/>
         <source>Cut off: %1</source>
         <translation>被截断：%1</translation>
     </message>
@@ -2628,12 +3226,12 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+189"/>
+        <location line="+192"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-183"/>
+        <location line="-186"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -2864,14 +3462,24 @@
         <translation>提示词</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+12"/>
         <source>waiting</source>
         <translation>等待中</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>not run</source>
+        <translation>未运行</translation>
     </message>
     <message>
         <location line="+1"/>
         <source>running</source>
         <translation>运行中</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>interrupted</source>
+        <translation>已中断</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -2932,63 +3540,7 @@
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+98"/>
-        <source>Search</source>
-        <translation>搜索</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>words in a prompt, an answer or a title</source>
-        <translation>提示词、回答或标题中的词</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Search the history</source>
-        <translation>搜索历史记录</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Filter by model</source>
-        <translation>按模型筛选</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <location line="+182"/>
-        <source>All models</source>
-        <translation>全部模型</translation>
-    </message>
-    <message>
-        <location line="-180"/>
-        <source>Show</source>
-        <translation>显示</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Show answers, comparisons or both</source>
-        <translation>显示回答、对比或两者</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Everything</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Answers</source>
-        <translation>回答</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Comparisons</source>
-        <translation>对比</translation>
-    </message>
-    <message>
-        <location line="+19"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+124"/>
         <source>Stored answers and comparisons</source>
         <translation>已保存的回答和对比</translation>
     </message>
@@ -3009,17 +3561,37 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+269"/>
+        <location line="+288"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-246"/>
+        <location line="-265"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
     <message>
-        <location line="+84"/>
+        <location line="+7"/>
+        <source>Import another machine&apos;s results…</source>
+        <translation>导入另一台机器的结果…</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>Answers and comparisons</source>
+        <translation>回答和对比</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Across machines</source>
+        <translation>跨机器对比</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>One model with the same settings side by side on each machine.</source>
+        <translation>同一模型在相同设置下于各台机器上并排对比。</translation>
+    </message>
+    <message>
+        <location line="+94"/>
         <source>1 item</source>
         <translation>1 项</translation>
     </message>
@@ -3034,7 +3606,7 @@
         <translation>没有符合搜索和筛选条件的内容。</translation>
     </message>
     <message>
-        <location line="+90"/>
+        <location line="+76"/>
         <source>Open this server and model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
     </message>
@@ -3087,7 +3659,7 @@
 <context>
     <name>LayersSpin</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+78"/>
+        <location filename="../../desktop/ui/widgets/layers_spin.py" line="+15"/>
         <source>all</source>
         <translation>全部</translation>
     </message>
@@ -3095,7 +3667,7 @@
 <context>
     <name>LibraryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/library_model.py" line="+169"/>
+        <location filename="../../desktop/ui/models/library_model.py" line="+170"/>
         <source>Name</source>
         <extracomment>The :class:`LibraryRow` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. Columns a problem row&apos;s sentence spans (from COL_ARCH).</extracomment>
         <translation>名称</translation>
@@ -3202,6 +3774,11 @@
     </message>
     <message>
         <location line="+11"/>
+        <source>Not imported</source>
+        <translation>未导入</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>%1 (missing)</source>
         <translation>%1（缺失）</translation>
     </message>
@@ -3239,7 +3816,7 @@
 <context>
     <name>LibraryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/library.py" line="+115"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+120"/>
         <source>Library</source>
         <translation>本地模型</translation>
     </message>
@@ -3355,12 +3932,12 @@
     </message>
     <message>
         <location line="+8"/>
-        <location line="+248"/>
+        <location line="+270"/>
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location line="-245"/>
+        <location line="-267"/>
         <source>No models yet. Download one from the Models page, import a .gguf file (or drop it here), or add a folder where you keep models.</source>
         <translation>还没有模型。可以在“模型”页下载一个，导入一个 .gguf 文件（或拖放到这里），或者添加一个存放模型的文件夹。</translation>
     </message>
@@ -3451,12 +4028,12 @@
         <translation>已导入 %1 个文件。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+20"/>
         <source>%1 was not imported: %2</source>
         <translation>%1 未导入：%2</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="-15"/>
         <source>Import stopped.</source>
         <translation>导入已停止。</translation>
     </message>
@@ -3472,12 +4049,32 @@
     </message>
     <message>
         <location line="+3"/>
-        <location line="+178"/>
+        <location line="+205"/>
         <source>Forgotten; the file stays on disk.</source>
         <translation>已忘记；文件仍保留在磁盘上。</translation>
     </message>
     <message>
-        <location line="-154"/>
+        <location line="-190"/>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>%1 other reasons</source>
+        <translation>其他 %1 种原因</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 files were not imported (%2); they are listed as errors in the table: select one to see why.</source>
+        <translation>%1 个文件未导入（%2）；它们在表格中列为错误行：选中一行即可查看原因。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>
@@ -3578,6 +4175,24 @@
     </message>
 </context>
 <context>
+    <name>LiveDrawer</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/live_drawer.py" line="+78"/>
+        <source>Redrawn about %1 times a second while the model answers: llama.cpp&apos;s threads take every CPU, and drawing more often would slow down the speed being measured (Settings: Live plots).</source>
+        <translation>模型作答时每秒约重绘 %1 次：llama.cpp 的线程占用了全部 CPU，画得更频繁会拖慢正在测量的速度（设置：实时图表）。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Redrawn about %1 times a second while the model answers (Settings: Live plots).</source>
+        <translation>模型作答时每秒约重绘 %1 次（设置：实时图表）。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>llama.cpp&apos;s threads take every CPU: redrawing at ~30 Hz slows down the speed being measured by a few percent (Settings: Live plots).</source>
+        <translation>llama.cpp 的线程占用了全部 CPU：以约 30 Hz 重绘会使测得的速度降低几个百分点（设置：实时图表）。</translation>
+    </message>
+</context>
+<context>
     <name>LivePlots</name>
     <message>
         <location filename="../../desktop/ui/widgets/live_plots.py" line="+182"/>
@@ -3665,14 +4280,13 @@
 <context>
     <name>LoadPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/load_panel.py" line="+91"/>
+        <location filename="../../desktop/ui/widgets/load_panel.py" line="+125"/>
         <location line="+42"/>
-        <location line="+65"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-101"/>
+        <location line="-36"/>
         <source>Pick a model on this machine</source>
         <translation>选择本机上的模型</translation>
     </message>
@@ -3698,24 +4312,24 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+419"/>
+        <location line="+326"/>
         <source>Load</source>
         <translation>加载</translation>
     </message>
     <message>
-        <location line="-415"/>
-        <location line="+420"/>
+        <location line="-322"/>
+        <location line="+327"/>
         <source>Unload</source>
         <translation>卸载</translation>
     </message>
     <message>
-        <location line="-417"/>
-        <location line="+253"/>
+        <location line="-324"/>
+        <location line="+196"/>
         <source>End the model&apos;s worker process and free its memory.</source>
         <translation>结束模型的工作进程并释放其内存。</translation>
     </message>
     <message>
-        <location line="-244"/>
+        <location line="-187"/>
         <source>Loading</source>
         <translation>加载进度</translation>
     </message>
@@ -3725,58 +4339,7 @@
         <translation>模板</translation>
     </message>
     <message>
-        <location line="+21"/>
-        <source>Server base URL</source>
-        <translation>服务器基础 URL</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
-        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Model name on the server</source>
-        <translation>服务器上的模型名称</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>model name</source>
-        <translation>模型名称</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+244"/>
-        <source>List models</source>
-        <translation>列出模型</translation>
-    </message>
-    <message>
-        <location line="-242"/>
-        <source>Ask the server which models it serves.</source>
-        <translation>询问服务器提供哪些模型。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Environment variable with the API key</source>
-        <translation>存放 API 密钥的环境变量</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
-        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
-    </message>
-    <message>
-        <location line="+11"/>
-        <source>URL</source>
-        <translation>URL</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>API key variable</source>
-        <translation>API 密钥变量</translation>
-    </message>
-    <message>
-        <location line="+9"/>
+        <location line="+22"/>
         <source>Context length in tokens</source>
         <translation>上下文长度（token）</translation>
     </message>
@@ -3879,7 +4442,7 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+60"/>
+        <location line="+59"/>
         <source>What the loaded model&apos;s worker uses now (refreshed twice a second).</source>
         <translation>已加载模型的工作进程当前的用量（每秒刷新两次）。</translation>
     </message>
@@ -3894,32 +4457,7 @@
         <translation>关闭与服务器的连接（服务器继续运行）。</translation>
     </message>
     <message>
-        <location line="+47"/>
-        <source>Listing…</source>
-        <translation>正在列出…</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>memory unknown</source>
-        <translation>内存未知</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>server timings</source>
-        <translation>服务器计时</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>client</source>
-        <translation>客户端</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>%1 (%2)</source>
-        <translation>%1（%2）</translation>
-    </message>
-    <message>
-        <location line="+13"/>
+        <location line="+34"/>
         <source>automatic</source>
         <translation>自动</translation>
     </message>
@@ -3944,7 +4482,7 @@
         <translation>当前的 llama.cpp 构建只能在 CPU 上运行：不会卸载任何层到 GPU。</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+31"/>
         <source>A quantized KV cache needs flash attention (auto or on).</source>
         <translation>量化的 KV 缓存需要 Flash Attention（自动或开）。</translation>
     </message>
@@ -3964,73 +4502,7 @@
         <translation>断开</translation>
     </message>
     <message>
-        <location line="+25"/>
-        <source>RAM ≈%1</source>
-        <translation>内存 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>VRAM ≈%1</source>
-        <translation>显存 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>load ≈%1</source>
-        <translation>加载 ≈%1</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>predicted for %1: %2</source>
-        <translation>%1 的预测：%2</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>The fit says %1 will not fit with these settings.</source>
-        <translation>估算显示，在这些设置下 %1 放不下。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Needs about %1 of RAM; %2 is available.</source>
-        <translation>需要约 %1 内存；可用 %2。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Needs about %1 of VRAM; %2 is free.</source>
-        <translation>需要约 %1 显存；空闲 %2。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Load anyway? The worker may be stopped for lack of memory.</source>
-        <translation>仍要加载吗？工作进程可能会因内存不足而被终止。</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>RAM %1</source>
-        <translation>内存 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>private %1</source>
-        <translation>私有 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>VRAM %1</source>
-        <translation>显存 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>GPU %1%</source>
-        <translation>GPU %1%</translation>
-    </message>
-    <message>
-        <location line="-172"/>
-        <location line="+175"/>
-        <source>measured: %1</source>
-        <translation>实测：%1</translation>
-    </message>
-    <message>
-        <location line="-530"/>
+        <location line="-370"/>
         <source>Where the model runs</source>
         <translation>模型在哪里运行</translation>
     </message>
@@ -4050,7 +4522,7 @@
         <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
     </message>
     <message>
-        <location line="+533"/>
+        <location line="+406"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
     </message>
@@ -4058,13 +4530,13 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../desktop/ui/app.py" line="+96"/>
+        <location filename="../../desktop/ui/app.py" line="+99"/>
         <source>llama.cpp: the engine could not be started</source>
         <translation>llama.cpp：无法启动引擎</translation>
     </message>
     <message>
-        <location filename="../../desktop/ui/main_window.py" line="+59"/>
-        <location line="+41"/>
+        <location filename="../../desktop/ui/main_window.py" line="+66"/>
+        <location line="+57"/>
         <source>LLM Scout</source>
         <translation>LLM Scout</translation>
     </message>
@@ -4090,18 +4562,23 @@
     </message>
     <message>
         <location line="+22"/>
-        <location line="+221"/>
+        <location line="+243"/>
         <source>This machine</source>
         <translation>本机</translation>
     </message>
     <message>
-        <location line="-217"/>
-        <location line="+215"/>
+        <location line="-239"/>
+        <location line="+237"/>
         <source>What if: %1</source>
         <translation>假设：%1</translation>
     </message>
     <message>
-        <location line="-212"/>
+        <location line="-234"/>
+        <source>Imported: %1</source>
+        <translation>已导入：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>File: %1</source>
         <translation>文件：%1</translation>
     </message>
@@ -4116,7 +4593,7 @@
         <translation>页面</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+122"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
@@ -4161,7 +4638,7 @@
         <translation>llama.cpp：检查中…</translation>
     </message>
     <message>
-        <location line="+45"/>
+        <location line="+46"/>
         <source>Open a hardware profile</source>
         <translation>打开硬件配置</translation>
     </message>
@@ -4171,7 +4648,7 @@
         <translation>硬件配置 (*.json)</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+30"/>
         <source>A what-if profile is active: estimates are for that machine, not this one.</source>
         <translation>当前使用的是假设配置：估算针对的是那台机器，而不是本机。</translation>
     </message>
@@ -4225,12 +4702,12 @@
         <translation>额外开销</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+7"/>
         <source>needs %1</source>
         <translation>需要 %1</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>needs %1 of %2</source>
         <translation>需要 %1（%2）</translation>
     </message>
@@ -4398,9 +4875,33 @@
     </message>
 </context>
 <context>
+    <name>ModelChooser</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/model_chooser.py" line="+82"/>
+        <source>Reading the model file…</source>
+        <translation>正在读取模型文件…</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>waiting for the hardware probe</source>
+        <translation>正在等待硬件检测</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+34"/>
+        <source>No prediction: %1</source>
+        <translation>无法预测：%1</translation>
+    </message>
+    <message>
+        <location line="-9"/>
+        <source>this machine</source>
+        <translation>本机</translation>
+    </message>
+</context>
+<context>
     <name>ModelDetailPanel</name>
     <message>
-        <location filename="../../desktop/ui/widgets/model_detail.py" line="+69"/>
+        <location filename="../../desktop/ui/widgets/model_detail.py" line="+74"/>
         <source>Model details</source>
         <translation>模型详情</translation>
     </message>
@@ -4581,7 +5082,17 @@
         <translation>数据来自磁盘上的文件。</translation>
     </message>
     <message>
+        <location line="+4"/>
+        <source>Calibrated from %1 runs measured on %2.</source>
+        <translation>已根据在 %2 上实测的 %1 次运行校准。</translation>
+    </message>
+    <message>
         <location line="+2"/>
+        <source>that machine</source>
+        <translation>那台机器</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Calibrated from %1 measured runs.</source>
         <translation>已根据 %1 次实测运行校准。</translation>
     </message>
@@ -4592,22 +5103,17 @@
     </message>
     <message>
         <location line="+6"/>
-        <location line="+86"/>
+        <location line="+77"/>
         <source>free</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location line="-82"/>
+        <location line="-73"/>
         <source>available</source>
         <translation>可用</translation>
     </message>
     <message>
-        <location line="+4"/>
-        <source>With the whole context in use: %1 of RAM.</source>
-        <translation>上下文全部用满时：内存 %1。</translation>
-    </message>
-    <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>Plus %1 of page cache of the model file, which the system can drop.</source>
         <translation>另有 %1 是模型文件的页缓存，系统可随时释放。</translation>
     </message>
@@ -4657,7 +5163,7 @@
         <translation>磁盘：%1</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+2"/>
         <location line="+33"/>
         <source>Download %1</source>
         <translation>下载 %1</translation>
@@ -4719,6 +5225,11 @@
         <translation>从 %2 下载 %1 的全部文件到模型文件夹。</translation>
     </message>
     <message>
+        <location line="+6"/>
+        <source>%1: the size is estimated from the model&apos;s shapes, not verified against the Hub.</source>
+        <translation>%1：该大小根据模型形状估算，未经 Hub 核实。</translation>
+    </message>
+    <message>
         <location line="+5"/>
         <source>The last download failed; the Downloads page says why.</source>
         <translation>上次下载失败；原因见“下载”页。</translation>
@@ -4740,15 +5251,103 @@
     </message>
 </context>
 <context>
+    <name>ModelLoader</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/model_loader.py" line="+90"/>
+        <source>This model will probably not fit</source>
+        <translation>这个模型可能放不下</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Load anyway</source>
+        <translation>仍然加载</translation>
+    </message>
+    <message>
+        <location line="+62"/>
+        <source>Unloaded %1.</source>
+        <translation>已卸载 %1。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>loaded in %1</source>
+        <translation>加载用时 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>(≈%1 predicted)</source>
+        <translation>（预测 ≈%1）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the file&apos;s own</source>
+        <translation>文件自带</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chosen by architecture</source>
+        <translation>按架构选择</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>chosen by you</source>
+        <translation>由你选择</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>your Jinja text</source>
+        <translation>你的 Jinja 文本</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Loaded %1 (%2) · chat template: %3 (%4)</source>
+        <translation>已加载 %1（%2）· 聊天模板：%3（%4）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The fit predicts %1 of RAM; %2 is available.</source>
+        <translation>估算需要 %1 内存；可用 %2。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Connecting failed: %1</source>
+        <translation>连接失败：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The server failed: %1</source>
+        <translation>服务器出错：%1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Loading failed: %1</source>
+        <translation>加载失败：%1</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>The engine stopped: %1</source>
+        <translation>引擎已停止：%1</translation>
+    </message>
+</context>
+<context>
     <name>ModelsPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/models.py" line="+137"/>
+        <location filename="../../desktop/ui/pages/models.py" line="+144"/>
         <source>Models in the catalog</source>
         <extracomment>Columns shown only when the table has room for them next to a readable model name (decided once, on the first show; the header&apos;s menu shows or hides any column later). The family is the model name&apos;s first word and a filter; the licence is in the detail panel too. The widest a column gets when fitted to its contents (the tooltip has the full text).</extracomment>
         <translation>目录中的模型</translation>
     </message>
     <message>
-        <location line="+65"/>
+        <location line="+31"/>
+        <source>All models</source>
+        <translation>全部模型</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <location line="+40"/>
         <source>GPU = all layers on the GPU</source>
         <translation>GPU = 所有层都在 GPU 上</translation>
     </message>
@@ -4783,7 +5382,7 @@
         <translation>⚠ 超出训练上下文</translation>
     </message>
     <message>
-        <location line="+171"/>
+        <location line="+184"/>
         <source>Detecting this machine…</source>
         <translation>正在检测本机…</translation>
     </message>
@@ -4793,9 +5392,204 @@
         <translation>正在估算…</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+32"/>
         <source>No estimate: %1</source>
         <translation>无法估算：%1</translation>
+    </message>
+</context>
+<context>
+    <name>Notices</name>
+    <message>
+        <location filename="../../desktop/ui/notices.py" line="+21"/>
+        <source>The history database was damaged (%1). It was moved to %2, and a new history was started with the %3 rows that could still be read.</source>
+        <translation>历史记录数据库已损坏（%1）。它已被移到 %2，并已用仍可读取的 %3 行数据建立新的历史记录。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The history database was damaged (%1). It was moved to %2, and a new, empty history was started.</source>
+        <translation>历史记录数据库已损坏（%1）。它已被移到 %2，并已建立新的空白历史记录。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The library database was damaged (%1). It was moved to %2, and the library is being rebuilt by a scan of your folders.</source>
+        <translation>模型库数据库已损坏（%1）。它已被移到 %2，正在扫描你的文件夹以重建模型库。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>A database was damaged (%1). It was moved to %2, and a new one was started.</source>
+        <translation>数据库已损坏（%1）。它已被移到 %2，并已建立新的数据库。</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>The setting %1 in %2 has a value that cannot be used (%3); its default is used.</source>
+        <translation>%2 中的设置 %1 的值无法使用（%3）；已改用默认值。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The settings file %1 was written by a newer version of LLM Scout: the settings this version knows are used, and the file is copied aside before it is first changed.</source>
+        <translation>设置文件 %1 由更新版本的 LLM Scout 写入：本版本认识的设置照常使用，首次修改前会先把该文件另存一份副本。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The settings file could not be read (%1). It was moved to %2, and the defaults are used.</source>
+        <translation>无法读取设置文件（%1）。它已被移到 %2，现使用默认设置。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>The settings file %1 could not be read (%2); the defaults are used.</source>
+        <translation>无法读取设置文件 %1（%2）；现使用默认设置。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>LLM Scout</source>
+        <translation>LLM Scout</translation>
+    </message>
+</context>
+<context>
+    <name>ParetoChart</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/pareto_chart.py" line="+65"/>
+        <source>Quality against predicted speed</source>
+        <translation>质量与预测速度</translation>
+    </message>
+    <message>
+        <location line="+21"/>
+        <source>predicted tokens/s (log scale)</source>
+        <translation>预测 token/s（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>quality (0-100)</source>
+        <translation>质量（0-100）</translation>
+    </message>
+    <message>
+        <location line="+54"/>
+        <source>%1 variants; the line joins the Pareto front: no other variant is both better and faster. Up and right is better. Point at a dot to name it.</source>
+        <translation>%1 个变体；连线为帕累托前沿：没有其他变体同时更好且更快。越靠右上越好。指向一个点可显示其名称。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>No variant with a published score fits here.</source>
+        <translation>没有已公布分数的变体能在此运行。</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>%1 · quality %2 · %3</source>
+        <translation>%1 · 质量 %2 · %3</translation>
+    </message>
+</context>
+<context>
+    <name>PickCard</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+95"/>
+        <source>%1: rank %2 of all the variants that fit</source>
+        <translation>%1：在所有可运行的变体中排第 %2</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>%1. %2 · %3</source>
+        <translation>%1. %2 · %3</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>on the front</source>
+        <translation>在前沿上</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>no published score</source>
+        <translation>无已公布分数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>quality %1</source>
+        <translation>质量 %1</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+20"/>
+        <source>measured here</source>
+        <translation>本机实测</translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <source>No published score for this task.</source>
+        <translation>此任务没有已公布的分数。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 %2: beats %3% of %4 other models</source>
+        <translation>%1 %2：高于其他 %4 个模型中的 %3%</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>thinking on</source>
+        <translation>开启思考</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>independent</source>
+        <translation>第三方</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>IFEval (strict prompt)</source>
+        <translation>IFEval（严格提示）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>IFEval (Meta&apos;s average)</source>
+        <translation>IFEval（Meta 的平均值）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>IFEval (metric not stated)</source>
+        <translation>IFEval（未注明指标）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>LiveCodeBench (version not stated)</source>
+        <translation>LiveCodeBench（未注明版本）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RULER (4K-128K average)</source>
+        <translation>RULER（4K-128K 平均）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>RULER at 128K</source>
+        <translation>RULER（128K）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>multi-needle recall</source>
+        <translation>多针检索召回率</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1: perplexity ×%2, measured here</source>
+        <translation>%1：困惑度 ×%2，本机实测</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 keeps the same top token %2% of the time (KLD %3, %4)</source>
+        <translation>%1 有 %2% 的时间保持相同的首选 token（KLD %3，%4）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1: perplexity ×%2 (KLD %3, %4)</source>
+        <translation>%1：困惑度 ×%2（KLD %3，%4）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1: perplexity ×%2 (%4)</source>
+        <translation>%1：困惑度 ×%2（%4）</translation>
     </message>
 </context>
 <context>
@@ -4834,19 +5628,7 @@
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+323"/>
-        <location line="+316"/>
-        <location line="+98"/>
-        <source>no prediction: remote</source>
-        <translation>无预测：远程</translation>
-    </message>
-    <message>
-        <location line="-382"/>
-        <source>The server lists no models.</source>
-        <translation>服务器没有列出任何模型。</translation>
-    </message>
-    <message>
-        <location line="+43"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+310"/>
         <source>Open a model</source>
         <translation>打开模型</translation>
     </message>
@@ -4856,163 +5638,12 @@
         <translation>GGUF 模型 (*.gguf)</translation>
     </message>
     <message>
-        <location line="+16"/>
-        <source>Reading the model file…</source>
-        <translation>正在读取模型文件…</translation>
-    </message>
-    <message>
-        <location line="+17"/>
-        <source>Redrawn about %1 times a second while the model answers: llama.cpp&apos;s threads take every CPU, and drawing more often would slow down the speed being measured (Settings: Live plots).</source>
-        <translation>模型作答时每秒约重绘 %1 次：llama.cpp 的线程占用了全部 CPU，画得更频繁会拖慢正在测量的速度（设置：实时图表）。</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Redrawn about %1 times a second while the model answers (Settings: Live plots).</source>
-        <translation>模型作答时每秒约重绘 %1 次（设置：实时图表）。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>llama.cpp&apos;s threads take every CPU: redrawing at ~30 Hz slows down the speed being measured by a few percent (Settings: Live plots).</source>
-        <translation>llama.cpp 的线程占用了全部 CPU：以约 30 Hz 重绘会使测得的速度降低几个百分点（设置：实时图表）。</translation>
-    </message>
-    <message>
-        <location line="+75"/>
-        <source>waiting for the hardware probe</source>
-        <translation>正在等待硬件检测</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <location line="+30"/>
-        <source>No prediction: %1</source>
-        <translation>无法预测：%1</translation>
-    </message>
-    <message>
-        <location line="-8"/>
-        <source>this machine</source>
-        <translation>本机</translation>
-    </message>
-    <message>
-        <location line="+40"/>
-        <source>This model will probably not fit</source>
-        <translation>这个模型可能放不下</translation>
-    </message>
-    <message>
-        <location line="+6"/>
-        <source>Load anyway</source>
-        <translation>仍然加载</translation>
-    </message>
-    <message>
-        <location line="+123"/>
-        <source>loaded in %1</source>
-        <translation>加载用时 %1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>(≈%1 predicted)</source>
-        <translation>（预测 ≈%1）</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>the file&apos;s own</source>
-        <translation>文件自带</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>chosen by architecture</source>
-        <translation>按架构选择</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>chosen by you</source>
-        <translation>由你选择</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>your Jinja text</source>
-        <translation>你的 Jinja 文本</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Loaded %1 (%2) · chat template: %3 (%4)</source>
-        <translation>已加载 %1（%2）· 聊天模板：%3（%4）</translation>
-    </message>
-    <message>
-        <location line="+13"/>
-        <source>memory unknown: the server does not expose it</source>
-        <translation>内存未知：服务器未公开</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>not measured: remote</source>
-        <translation>未测量：远程</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>connected in %1</source>
-        <translation>%1 内连接</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Connected to %1 at %2 · context %3 tokens</source>
-        <translation>已连接 %2 上的 %1 · 上下文 %3 个 token</translation>
-    </message>
-    <message>
-        <location line="+19"/>
-        <source>The fit predicts %1 of RAM; %2 is available.</source>
-        <translation>估算需要 %1 内存；可用 %2。</translation>
-    </message>
-    <message>
-        <location line="+15"/>
-        <source>Unloaded %1.</source>
-        <translation>已卸载 %1。</translation>
-    </message>
-    <message>
-        <location line="+35"/>
-        <source>Waiting for the first token…</source>
-        <translation>正在等待第一个 token…</translation>
-    </message>
-    <message>
-        <location line="+21"/>
-        <source>The conversation outgrew the context: the %1 oldest turns were dropped, the system prompt kept.</source>
-        <translation>对话超出了上下文：已丢弃最早的 %1 轮，系统提示词保留。</translation>
-    </message>
-    <message>
-        <location line="+25"/>
+        <location line="+102"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
     <message>
-        <location line="+68"/>
-        <source>Connecting failed: %1</source>
-        <translation>连接失败：%1</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>The server failed: %1</source>
-        <translation>服务器出错：%1</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Loading failed: %1</source>
-        <translation>加载失败：%1</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>The engine stopped: %1</source>
-        <translation>引擎已停止：%1</translation>
-    </message>
-    <message>
-        <location line="+43"/>
-        <source>Chat with %1</source>
-        <translation>与 %1 对话</translation>
-    </message>
-    <message>
-        <location line="+0"/>
-        <source>a model</source>
-        <translation>模型</translation>
-    </message>
-    <message>
-        <location line="+11"/>
+        <location line="+24"/>
         <source>Save the conversation</source>
         <translation>保存对话</translation>
     </message>
@@ -5020,16 +5651,6 @@
         <location line="+2"/>
         <source>Markdown (*.md);;JSON with settings and metrics (*.json)</source>
         <translation>Markdown (*.md);;含设置和指标的 JSON (*.json)</translation>
-    </message>
-    <message>
-        <location line="+25"/>
-        <source>The conversation cannot be saved</source>
-        <translation>无法保存对话</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Cannot write %1: %2.</source>
-        <translation>无法写入 %1：%2。</translation>
     </message>
 </context>
 <context>
@@ -5400,6 +6021,251 @@
     </message>
 </context>
 <context>
+    <name>RecommendView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+37"/>
+        <source>Chat and instructions</source>
+        <translation>对话与指令</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Code</source>
+        <translation>编程</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chinese (中文)</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Reasoning and maths</source>
+        <translation>推理与数学</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Long context</source>
+        <translation>长上下文</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Best for:</source>
+        <translation>最适合：</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Best for</source>
+        <translation>最适合</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>at least</source>
+        <translation>至少</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Minimum predicted speed</source>
+        <translation>最低预测速度</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>tokens/s</source>
+        <translation>token/s</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Leave out variants predicted slower than this (0: keep all).</source>
+        <translation>排除预测速度低于此值的变体（0：全部保留）。</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Quality = task score × the share the quantization keeps (FP16 / quantized perplexity). The task score puts each published score on one scale: its percentile among the catalog&apos;s models with a score on that benchmark, averaged over the task&apos;s benchmarks.</source>
+        <translation>质量 = 任务得分 × 量化保留的比例（FP16 困惑度 / 量化后困惑度）。任务得分把每个已公布的分数放到同一尺度上：它在目录中该基准有分数的模型里的百分位，再对任务的各基准取平均。</translation>
+    </message>
+    <message>
+        <location line="+71"/>
+        <source>Waiting for the estimate…</source>
+        <translation>正在等待估算…</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Nothing fits %1 at %2 tokens of context.</source>
+        <translation>在 %2 token 上下文下，%1 上没有能运行的模型。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Best for %1 on %2 at %3 tokens: %4 variants fit; the best of each model first.</source>
+        <translation>在 %2 上、%3 token 上下文下最适合%1的模型：%4 个变体可运行；每个模型只列出最佳变体，按优劣排序。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Ranked from %1 published scores in %2 sources (%3 reported by the model&apos;s own vendor): vendors&apos; numbers are only compared within one benchmark.</source>
+        <translation>依据 %2 个来源中的 %1 个已公布分数排序（其中 %3 个由模型厂商自己公布）：各厂商的数字只在同一基准内比较。</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteSource</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/remote_source.py" line="+72"/>
+        <location line="+58"/>
+        <location line="+10"/>
+        <source>no prediction: remote</source>
+        <translation>无预测：远程</translation>
+    </message>
+    <message>
+        <location line="-25"/>
+        <source>The server lists no models.</source>
+        <translation>服务器没有列出任何模型。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>memory unknown: the server does not expose it</source>
+        <translation>内存未知：服务器未公开</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>not measured: remote</source>
+        <translation>未测量：远程</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>connected in %1</source>
+        <translation>%1 内连接</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Connected to %1 at %2 · context %3 tokens</source>
+        <translation>已连接 %2 上的 %1 · 上下文 %3 个 token</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsTransfer</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/results_transfer.py" line="+70"/>
+        <source>Import results from another machine</source>
+        <translation>导入另一台机器的结果</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM Scout results (*.jsonl);;All files (*)</source>
+        <translation>LLM Scout 结果 (*.jsonl);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Export this history&apos;s results</source>
+        <translation>导出本历史记录中的结果</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>LLM Scout results (*.jsonl)</source>
+        <translation>LLM Scout 结果 (*.jsonl)</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Importing %1…</source>
+        <translation>正在导入 %1…</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>another machine</source>
+        <translation>另一台机器</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Nothing new in %1: everything in it is already here.</source>
+        <translation>%1 中没有新内容：其中的一切都已在这里。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Imported from %1. Answers: %2; comparisons: %3 (their answers: %4); measurements: %5; calibration runs: %6.</source>
+        <translation>已从 %1 导入。回答：%2；对比：%3（其中回答：%4）；测量：%5；校准运行：%6。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>This machine is still being probed; try again in a moment.</source>
+        <translation>仍在检测本机硬件，请稍后再试。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Exporting to %1…</source>
+        <translation>正在导出到 %1…</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Wrote %1 (%2) as %6. Answers: %3; comparisons: %4; measurements: %5.</source>
+        <translation>已写入 %1（%2），机器名为 %6。回答：%3；对比：%4；测量：%5。</translation>
+    </message>
+    <message>
+        <location line="+27"/>
+        <source>Estimates now follow %1, calibrated by its own runs: see the Models page.</source>
+        <translation>现在所有估算都按 %1 进行，并用它自己的运行结果校准：请查看“模型”页。</translation>
+    </message>
+</context>
+<context>
+    <name>ServerFields</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/server_fields.py" line="+38"/>
+        <source>Server base URL</source>
+        <translation>服务器基础 URL</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The server&apos;s OpenAI-compatible base URL; it usually ends in /v1.</source>
+        <translation>服务器的 OpenAI 兼容基础 URL，通常以 /v1 结尾。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Model name on the server</source>
+        <translation>服务器上的模型名称</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>model name</source>
+        <translation>模型名称</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+80"/>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <location line="-78"/>
+        <source>Ask the server which models it serves.</source>
+        <translation>询问服务器提供哪些模型。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Environment variable with the API key</source>
+        <translation>存放 API 密钥的环境变量</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The name of the environment variable that holds the API key (the key itself is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring.</source>
+        <translation>存放 API 密钥的环境变量名（密钥本身从不在此输入或保存）；留空：LLM_SCOUT_API_KEY，否则使用系统密钥环。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>URL</source>
+        <translation>URL</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>API key variable</source>
+        <translation>API 密钥变量</translation>
+    </message>
+    <message>
+        <location line="+50"/>
+        <source>Listing…</source>
+        <translation>正在列出…</translation>
+    </message>
+</context>
+<context>
     <name>SettingsPage</name>
     <message>
         <location filename="../../desktop/ui/pages/settings.py" line="+46"/>
@@ -5409,12 +6275,12 @@
     <message>
         <location line="+24"/>
         <location line="+7"/>
-        <location line="+164"/>
+        <location line="+199"/>
         <source>Models folder</source>
         <translation>模型文件夹</translation>
     </message>
     <message>
-        <location line="-169"/>
+        <location line="-204"/>
         <source>Choose…</source>
         <translation>选择…</translation>
     </message>
@@ -5425,22 +6291,22 @@
     </message>
     <message>
         <location line="+5"/>
-        <location line="+14"/>
+        <location line="+18"/>
         <source>Library folders</source>
         <translation>模型库文件夹</translation>
     </message>
     <message>
-        <location line="-11"/>
+        <location line="-13"/>
         <source>Add folder…</source>
         <translation>添加文件夹…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>Hugging Face endpoint</source>
         <translation>Hugging Face 地址</translation>
     </message>
@@ -5495,7 +6361,22 @@
         <translation>默认上下文</translation>
     </message>
     <message>
+        <location line="+5"/>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Remote engine timeout</source>
+        <translation>远程引擎超时</translation>
+    </message>
+    <message>
         <location line="+6"/>
+        <source>How long a server (llama-server, Ollama, vLLM) may stay silent before its answer is given up.</source>
+        <translation>服务器（llama-server、Ollama、vLLM）无响应多久后放弃这次回答。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
         <source>System language</source>
         <translation>跟随系统语言</translation>
     </message>
@@ -5570,7 +6451,7 @@
         <translation>已保存。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location line="+30"/>
         <source>Add a folder of GGUF models</source>
         <translation>添加存放 GGUF 模型的文件夹</translation>
     </message>
@@ -5591,8 +6472,9 @@
 <context>
     <name>SummaryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+27"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+38"/>
         <source>Model</source>
+        <extracomment>The columns a blind comparison hides until Reveal: they give the models away.</extracomment>
         <translation>模型</translation>
     </message>
     <message>

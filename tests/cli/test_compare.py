@@ -258,3 +258,18 @@ def test_the_progress_line_is_rewritten_in_place_on_a_terminal(
     assert "\r[1/2] SmolLM2 135M Instruct Q4_1 · prompt 1/1: failed: boom" in text
     assert "Gemma 3 270M (base) Q4_K_M failed: The model could not be loaded.\n" in text
     assert text.endswith("\n")  # a failure stays on screen; the report starts on a new line
+
+
+def test_a_comparison_with_answers_missing_exits_non_zero_with_its_report(
+    demo_paths: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fixtures.sse_server import closed_port
+
+    nowhere = f"http://127.0.0.1:{closed_port()}/v1@model=gone"
+    out = tmp_path / "report.json"
+    argv = ["compare", "--models", "smollm2", nowhere, "--prompt", "Say hi.", "--max-tokens", "4"]
+    assert main([*argv, "--ctx", "256", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "1 answers are missing" in err
+    statuses = [row["status"] for row in json.loads(out.read_text("utf-8"))["rows"]]
+    assert "ok" in statuses  # the report was still written, with what did run

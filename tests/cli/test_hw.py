@@ -114,3 +114,21 @@ def test_save_into_a_missing_folder_is_one_sentence(
     assert main(["hw", "--profile", "a10g-24gb", "--save", str(target)]) == 1
     err = capsys.readouterr().err
     assert "Cannot write the hardware profile" in err
+
+
+def test_hw_measure_disk_is_what_fit_uses_for_the_load_time(
+    capsys: pytest.CaptureFixture[str], smollm2_path: Path
+) -> None:
+    """The disk speed measured once (here by `hw --measure-disk`; the window's Measure button
+    does the same) is what a plain probe reports and what `fit`'s load time divides by."""
+    assert main(["hw", "--measure-disk", "--json"]) == 0
+    speed = json.loads(capsys.readouterr().out)["disks"][0]["read_bytes_per_s"]
+    assert speed
+    assert main(["hw", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["disks"][0]["read_bytes_per_s"] == pytest.approx(
+        speed
+    )
+    assert main(["fit", "smollm2", "--json"]) == 0
+    fit = json.loads(capsys.readouterr().out)
+    size = smollm2_path.stat().st_size
+    assert fit["load_seconds"] == pytest.approx(size / speed, rel=1e-6)

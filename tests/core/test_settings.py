@@ -46,19 +46,9 @@ def test_bad_values_fall_back_to_defaults_with_a_sentence(scout_home: Path) -> N
     assert loaded.language == ""
     assert loaded.kv_cache_type == "q8_0"
     assert loaded.live_redraw == "auto"
-    assert len(problems) == 3
-    assert any("default_ctx" in p for p in problems)
-
-
-@pytest.mark.parametrize("content", ["{not json", "[1, 2]", "\xff\xfe"])
-def test_broken_file_gives_defaults(scout_home: Path, content: str) -> None:
-    path = settings_mod.settings_path()
-    path.parent.mkdir(parents=True)
-    path.write_bytes(content.encode("latin-1"))
-    loaded, problems = load_settings_checked()
-    assert loaded == Settings()
-    assert len(problems) == 1
-    assert str(path) in problems[0]
+    assert sorted(p.key for p in problems) == ["default_ctx", "language", "live_redraw"]
+    assert all(p.kind == "invalid" for p in problems)
+    assert any("default_ctx" in str(p) and '"big"' in str(p) for p in problems)
 
 
 def test_save_refuses_invalid_values_and_leaves_old_file(scout_home: Path) -> None:
@@ -79,3 +69,175 @@ def test_endpoint_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_an_endpoint_that_is_no_url_is_refused(scout_home: Path) -> None:
     with pytest.raises(SettingsError, match="hub_endpoint"):
         save_settings(Settings(hub_endpoint="huggingface.co"))
+
+
+# -- types, version, files that cannot be read -----------------------------------------------
+
+UNREADABLE = {
+    "deeply nested": b"[" * 100_000 + b"]" * 100_000,
+    "nested in an object": b'{"theme": ' + b"[" * 50_000 + b"]" * 50_000 + b"}",
+    "a 5,000-digit integer": b'{"default_ctx": ' + b"7" * 5000 + b"}",
+    "invalid JSON": b'{"theme": "dark",',
+    "not UTF-8": b'{"theme": "\xff\xfe"}',
+    "not an object": b"[1, 2]",
+    "empty": b"",
+    "too large": b'{"x": "' + b"a" * (2 << 20) + b'"}',
+}
+
+
+@pytest.mark.parametrize("name", list(UNREADABLE))
+def test_a_file_that_cannot_be_read_is_moved_aside_once_and_defaults_used(
+    scout_home: Path, name: str
+) -> None:
+    path = settings_mod.settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(UNREADABLE[name])
+    loaded, problems = load_settings_checked()
+    assert loaded == Settings()
+    assert [p.kind for p in problems] == ["unreadable"]
+    kept = problems[0].kept
+    assert kept is not None
+    assert kept.parent == path.parent
+    assert kept.name.startswith("settings.json.broken-")
+    assert kept.read_bytes() == UNREADABLE[name]  # kept whole, never deleted
+    assert not path.exists()
+    assert str(kept) in str(problems[0])
+    assert "defaults are used" in str(problems[0])
+    # told once: the next read finds no file, and the first save keeps the copy
+    assert load_settings_checked() == (Settings(), [])
+    save_settings(Settings(theme="dark"))
+    assert kept.read_bytes() == UNREADABLE[name]
+    assert load_settings_checked()[0].theme == "dark"
+
+
+def test_a_file_that_cannot_be_opened_is_left_where_it_is(scout_home: Path) -> None:
+    path = settings_mod.settings_path()
+    path.mkdir(parents=True)  # a folder where the file should be
+    loaded, problems = load_settings_checked()
+    assert loaded == Settings()
+    assert [(p.kind, p.kept) for p in problems] == [("unreadable", None)]
+    assert path.is_dir()
+    with pytest.raises(SettingsError, match="nothing was saved"):
+        save_settings(Settings(theme="dark"))
+    assert path.is_dir()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("default_ctx", True),  # a bool is no count
+        ("default_ctx", 64),  # below its range
+        ("default_ctx", 1 << 21),
+        ("default_threads", -1),
+        ("max_parallel_downloads", 9),
+        ("extra_model_dirs", "/models"),  # a string, not a list
+        ("extra_model_dirs", ["/models", 3]),
+        ("scan_known_apps", "yes"),
+        ("kv_cache_type", "q5_1"),
+        ("theme", None),
+        ("language", "zh"),
+        ("hub_endpoint", "huggingface.co"),  # no scheme
+        ("models_dir", 3),
+    ],
+)
+def test_each_value_is_checked_against_its_type(scout_home: Path, key: str, value: object) -> None:
+    path = settings_mod.settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({key: value, "theme": "dark"} if key != "theme" else {key: value}))
+    loaded, problems = load_settings_checked()
+    assert getattr(loaded, key) == getattr(Settings(), key)
+    assert [(p.kind, p.key) for p in problems] == [("invalid", key)]
+    if key != "theme":
+        assert loaded.theme == "dark"  # the rest of the file is used
+
+
+def test_every_field_has_a_type_the_checker_knows() -> None:
+    good = Settings(
+        models_dir="/m",
+        hub_endpoint="hf-mirror",
+        extra_model_dirs=("/a",),
+        language="zh_CN",
+        default_ctx=8192,
+        kv_cache_type="q4_0",
+        max_parallel_downloads=8,
+        scan_known_apps=False,
+        default_threads=4,
+        theme="light",
+        live_redraw="smooth",
+    )
+    save_settings(good)
+    assert load_settings_checked() == (good, [])
+
+
+def test_the_file_carries_its_version_and_an_older_file_is_migrated(scout_home: Path) -> None:
+    path = settings_mod.settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"theme": "dark"}))  # as written before settings_version
+    assert load_settings_checked() == (Settings(theme="dark"), [])
+    save_settings(Settings(theme="dark"))
+    assert json.loads(path.read_text())[settings_mod.VERSION_KEY] == len(settings_mod.MIGRATIONS)
+
+    def rename_theme(data: dict[str, object]) -> dict[str, object]:
+        if "look" in data:
+            data["theme"] = data.pop("look")
+        return data
+
+    path.write_text(json.dumps({settings_mod.VERSION_KEY: 1, "look": "light"}))
+    migrations = (*settings_mod.MIGRATIONS, rename_theme)
+    loaded, problems = load_settings_checked(migrations=migrations)
+    assert (loaded.theme, problems) == ("light", [])
+    path.write_text(json.dumps({settings_mod.VERSION_KEY: 2, "look": "light"}))
+    assert load_settings_checked(migrations=migrations)[0].theme == "system"  # not run again
+
+
+def test_a_file_from_a_newer_version_is_used_and_copied_before_it_is_changed(
+    scout_home: Path,
+) -> None:
+    path = settings_mod.settings_path()
+    path.parent.mkdir(parents=True)
+    text = json.dumps({settings_mod.VERSION_KEY: 99, "theme": "dark", "future": {"a": 1}})
+    path.write_text(text)
+    loaded, problems = load_settings_checked()
+    assert loaded.theme == "dark"
+    assert loaded.extra == {"future": {"a": 1}}
+    assert [(p.kind, p.detail) for p in problems] == [("newer", "99")]
+    assert path.read_text() == text  # reading changes nothing
+    save_settings(replace_theme(loaded, "light"))
+    kept = list(path.parent.glob("settings.json.broken-*"))
+    assert [k.read_text() for k in kept] == [text]
+    saved = json.loads(path.read_text())
+    assert saved["future"] == {"a": 1}
+    assert saved["theme"] == "light"
+    assert saved[settings_mod.VERSION_KEY] == len(settings_mod.MIGRATIONS)
+
+
+def test_a_file_with_an_ignored_value_is_copied_before_the_first_save_only(
+    scout_home: Path,
+) -> None:
+    path = settings_mod.settings_path()
+    path.parent.mkdir(parents=True)
+    text = json.dumps({"default_ctx": "8k", "theme": "dark"})
+    path.write_text(text)
+    update_settings(language="en")
+    update_settings(language="zh_CN")
+    kept = list(path.parent.glob("settings.json.broken-*"))
+    assert [k.read_text() for k in kept] == [text]  # the value "8k" is not lost
+    assert load_settings_checked() == (Settings(theme="dark", language="zh_CN"), [])
+
+
+def test_a_file_broken_after_it_was_read_is_copied_before_it_is_replaced(
+    scout_home: Path,
+) -> None:
+    save_settings(Settings(theme="dark"))
+    path = settings_mod.settings_path()
+    path.write_bytes(UNREADABLE["deeply nested"])  # someone wrote it meanwhile
+    save_settings(Settings(theme="light"))
+    kept = list(path.parent.glob("settings.json.broken-*"))
+    assert [k.read_bytes() for k in kept] == [UNREADABLE["deeply nested"]]
+    assert load_settings_checked()[0].theme == "light"
+
+
+def replace_theme(settings: Settings, theme: str) -> Settings:
+    import dataclasses
+
+    return dataclasses.replace(settings, theme=theme)  # type: ignore[arg-type]

@@ -2,7 +2,12 @@
 
 ``state`` is the window's :class:`AppState` over a fresh workspace (settings and catalog of this
 test's own home) with this machine probed for real; ``window`` is the main window on it, shown.
-Every test must leave no background task running: the pool is drained and checked at teardown.
+
+Every test must leave nothing running behind it (as napari's tests check): a QTimer the app
+started and did not stop, a QThread still running, or a thread-pool task that has not ended
+within :data:`POOL_GRACE_MS` of the test's end (closing a window ends its engine workers on the
+pool, which takes a moment) fails the test, saying where it was started. Qt's own warnings fail
+a test too (``qt_log_level_fail`` in pyproject.toml).
 """
 
 from __future__ import annotations
@@ -27,10 +32,23 @@ from desktop.ui.state import AppState  # noqa: E402
 from desktop.ui.theme import apply_theme  # noqa: E402
 from desktop.ui.widgets.refcount_guard import guard_refcounts  # noqa: E402
 from desktop.ui.workers import wait_for_tasks  # noqa: E402
+from tests.ui.left_running import LeftRunning  # noqa: E402
+
+POOL_GRACE_MS = 30_000
 
 # As make_application does for the app: this PySide6 drops references to None, True and False,
 # and the whole test session emits millions of signals in one process.
 guard_refcounts()
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_running(monkeypatch: pytest.MonkeyPatch, qapp: object) -> Iterator[None]:
+    """Fail a test that leaves a QTimer, a QThread or a thread-pool task behind (set up before,
+    so checked after, the window's own teardown)."""
+    watch = LeftRunning(monkeypatch)
+    yield
+    left = watch.check(POOL_GRACE_MS)
+    assert not left, "The test left work running behind it:\n" + "\n".join(left)
 
 
 @pytest.fixture

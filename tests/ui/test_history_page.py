@@ -23,6 +23,7 @@ from desktop.core.hardware import load_profile
 from desktop.core.history import ContestantRecord, History, PromptRecord, settings_dict
 from desktop.core.workspace import Workspace
 from desktop.ui.main_window import MainWindow
+from desktop.ui.pages.compare import ComparePage
 from desktop.ui.pages.history import HistoryPage
 from desktop.ui.pages.playground import PlaygroundPage
 from desktop.ui.state import AppState
@@ -127,13 +128,14 @@ def test_an_empty_history_says_so_and_shows_what_another_page_stored(
     ]
     # The comparison's own answers belong to it: they are not listed one by one.
     assert page.count_label.text() == "3 items"
+    # Compare says so too (a comparison or a vote stored): the page reads again.
     compare = window.pages["compare"]
-    if hasattr(compare, "history_changed"):
-        with History.open() as history:
-            history.delete_run(ids["beta"])
-        with qtbot.waitSignal(page.listing_changed, timeout=READ_MS):
-            compare.history_changed.emit()
-        assert ("run", ids["beta"]) not in listed(page)
+    assert isinstance(compare, ComparePage)
+    with History.open() as history:
+        history.delete_run(ids["beta"])
+    with qtbot.waitSignal(page.listing_changed, timeout=READ_MS):
+        compare.history_changed.emit()
+    assert ("run", ids["beta"]) not in listed(page)
 
 
 def test_a_hidden_page_reads_what_was_stored_when_it_is_shown(
@@ -509,3 +511,76 @@ def test_a_real_playground_answer_lands_in_the_history(
     assert page.model.index(1, page.model.COL_RESULT).data().startswith("stopped")
     assert page.select("run", page.model.items[2].id)
     detail_shows(qtbot, page, answer.text.strip().splitlines()[0])
+
+
+def store_interrupted(folder: Path) -> int:
+    """What a comparison killed after its first answer leaves in the history (as the CLI's
+    killed-process test shows): the Chinese suite at 32 tokens an answer, still ``running``,
+    its first contestant ``running`` with one answer, the second never started."""
+    from desktop.core.compare import find_suite
+
+    suite = find_suite("chinese")
+    alpha, beta = model_file(folder, "alpha.gguf"), model_file(folder, "beta.gguf")
+    sampling = {"temperature": 0.0, "seed": 42, "max_tokens": 32}
+    with History.open() as history:
+        contestants = [
+            ContestantRecord(
+                name,
+                str(path),
+                {"load": {"n_ctx": 2048}, "sampling": sampling},
+                model=history.model_ref(path),
+            )
+            for name, path in (("Alpha", alpha), ("Beta", beta))
+        ]
+        comparison = history.create_comparison(
+            title=suite.title,
+            mode="fair",
+            contestants=contestants,
+            prompts=[PromptRecord(q.text, key=q.id) for q in suite.prompts],
+            suite="chinese",
+            profile=load_profile("rtx-3060-12gb"),
+        )
+        history.set_contestant_status(comparison, 0, "running")
+        history.record_answer(comparison, 0, 0, output="你好。", report=make_report("你好。"))
+    return comparison
+
+
+@pytest.mark.parametrize("first", ["compare", "history"])
+def test_an_interrupted_comparison_opens_with_what_was_run(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, first: str
+) -> None:
+    """Re-opened, it shows its suite and max tokens (whether or not the Compare page had
+    listed its suites yet), History says its column was interrupted, and the progress is
+    read whole."""
+    comparison = store_interrupted(tmp_path)
+    if first == "compare":
+        shown = window.show_page("compare")
+        assert isinstance(shown, ComparePage)
+        combo = shown.setup.suite_combo
+        qtbot.waitUntil(lambda: combo.findData("chinese") >= 0, timeout=READ_MS)
+    page = history_page(qtbot, window)
+    assert page.select("comparison", comparison)
+    detail_shows(qtbot, page, "Alpha")
+    text = page.detail.toPlainText()
+    assert "interrupted" in text
+    assert "running" not in text
+    compare = window.pages["compare"]
+    assert isinstance(compare, ComparePage)
+    with qtbot.waitSignal(compare.comparison_opened, timeout=READ_MS):
+        qtbot.mouseClick(page.open_button, Qt.MouseButton.LeftButton)
+    setup = compare.setup
+    assert setup.max_tokens.value() == 32
+    qtbot.waitUntil(lambda: setup.suite_combo.currentData() == "chinese", timeout=READ_MS)
+    assert setup.suite() is not None
+    assert not setup.prompt_edit.isVisible()
+    progress = setup.progress_label
+    assert "Resume" in progress.text() or "missing" in progress.text()
+    assert setup.resume_button.isVisible()
+    # Read whole: the label is as wide as its text needs.
+    qtbot.waitUntil(
+        lambda: progress.width() >= progress.fontMetrics().horizontalAdvance(progress.text()),
+        timeout=2_000,
+    )
+    shots = os.environ.get("LLM_SCOUT_SCREENSHOT_DIR")
+    if shots:
+        window.grab().save(str(Path(shots) / f"compare-interrupted-{first}.png"))

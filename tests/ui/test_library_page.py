@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QMimeData, QObject, QPointF, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop.core.errors import GGUFError
@@ -176,10 +176,26 @@ def test_a_broken_gguf_is_an_error_row_with_the_readers_sentence(
     text = page.model.text(row, LibraryModel.COL_ARCH)
     assert text == f"{title_for(reader.value.kind)}: {reader.value.message}"
     assert "Traceback" not in text
+    # The row does not read as a success: its source says the import failed.
+    assert page.model.text(row, LibraryModel.COL_SOURCE) == "Not imported"
     assert reader.value.message in page.message.text()
     assert not message_boxes()  # shown in place, no dialog
     window.show_page("library")
     snap(window, "library-broken-file")
+
+    # A text file named .gguf: its first bytes as a person reads them, no Python literal.
+    notes = tmp_path / "notes.gguf"
+    notes.write_text("# LLama notes\nhello\n")
+    page.import_files([notes])
+    qtbot.waitUntil(lambda: row_for(page, notes) is not None, timeout=WAIT_MS)
+    notes_row = row_for(page, notes)
+    assert notes_row is not None
+    said = page.model.text(notes_row, LibraryModel.COL_ARCH)
+    assert 'starts with "# LL" instead of GGUF' in said
+    assert "b'" not in said
+    assert "b'" not in page.message.text()
+    assert page.message.text().startswith("notes.gguf was not imported: ")
+    assert page.model.text(notes_row, LibraryModel.COL_SOURCE) == "Not imported"
 
     # The page keeps working: a good file imports next to it.
     good = write_tiny(tmp_path / "good.gguf")
@@ -356,3 +372,43 @@ def test_a_listing_that_shows_the_same_costs_no_reset_and_a_change_does(qtbot: Q
     shown = model.index(1, LibraryModel.COL_ARCH).data()
     assert "damaged 1" in shown
     assert model.index(1, 0).data(ROW_ROLE).problem.last_seen == 3.0
+
+
+def test_a_folder_added_on_the_library_page_is_listed_in_settings_at_once(
+    qtbot: QtBot,
+    state: AppState,
+    window: MainWindow,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Settings → Library folders follows the settings, whichever page changed them."""
+    from desktop.ui.pages.settings import SettingsPage
+
+    settings_page = window.show_page("settings")
+    assert isinstance(settings_page, SettingsPage)
+    listed = settings_page.folders
+    assert listed.count() == 0
+    page = library_page(qtbot, window)
+    folder = tmp_path / "more-models"
+    folder.mkdir()
+    write_tiny(folder / "tiny.gguf")
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(folder))
+    qtbot.mouseClick(page.add_folder_button, Qt.MouseButton.LeftButton)
+    assert state.settings.extra_model_dirs == (str(folder),)
+    assert [listed.item(i).text() for i in range(listed.count())] == [str(folder)]
+    qtbot.waitUntil(lambda: not page.is_busy, timeout=WAIT_MS)
+
+    # Removed in Settings: gone from the list and the settings, once.
+    window.show_page("settings")
+    listed.setCurrentRow(0)
+    remove = settings_page.findChild(QPushButton, "removeLibraryFolderButton")
+    assert remove is not None
+    qtbot.mouseClick(remove, Qt.MouseButton.LeftButton)
+    assert not state.settings.extra_model_dirs
+    assert listed.count() == 0
+    # Added in Settings: listed once (not once by the page and once by the signal).
+    add = settings_page.findChild(QPushButton, "addLibraryFolderButton")
+    assert add is not None
+    qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    assert [listed.item(i).text() for i in range(listed.count())] == [str(folder)]
+    qtbot.waitUntil(lambda: not page.is_busy, timeout=WAIT_MS)

@@ -105,3 +105,38 @@ def test_a_model_given_on_the_command_line_opens_in_the_playground(
     page = window.pages["playground"]
     qtbot.waitUntil(lambda: getattr(page, "model", None) is not None, timeout=30_000)
     assert page.model.path == smollm2_path  # type: ignore[attr-defined]
+
+
+def test_a_page_is_made_when_first_shown_and_the_working_ones_after_the_window_is_up(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    # The window starts on the Models page; pages nobody looked at are not made (nor their
+    # modules' costs paid), except those that work while hidden, made right after the show.
+    assert window.current_page == "models"
+    assert window.pages.is_made("models")
+    qtbot.waitUntil(
+        lambda: window.pages.is_made("library") and window.pages.is_made("downloads"),
+        timeout=10_000,
+    )
+    for key in ("compare", "playground", "history", "settings", "hardware"):
+        assert not window.pages.is_made(key), key
+    assert set(window.pages.made()) == {"models", "library", "downloads"}
+    click_page(qtbot, window, "compare")
+    assert window.pages.is_made("compare")
+    assert window.stack.currentWidget() is window.pages.made()["compare"]
+    assert window.stack.count() == len(window.pages)  # the placeholder gave its place
+
+
+def test_the_history_stored_elsewhere_reaches_a_history_page_made_later(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    # Pages made in either order are connected to each other.
+    compare = window.pages["compare"]
+    history = window.pages["history"]
+    with qtbot.waitSignal(history.listing_changed, timeout=30_000):  # type: ignore[attr-defined]
+        click_page(qtbot, window, "history")
+    with qtbot.waitSignal(history.listing_changed, timeout=30_000):  # type: ignore[attr-defined]
+        compare.history_changed.emit()  # type: ignore[attr-defined]
+    playground = window.pages["playground"]
+    with qtbot.waitSignal(history.listing_changed, timeout=30_000):  # type: ignore[attr-defined]
+        playground.history_changed.emit()  # type: ignore[attr-defined]

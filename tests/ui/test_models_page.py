@@ -6,6 +6,7 @@ Estimates run on worker threads; the tests wait for the page to show the one the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
+from desktop import cli
 from desktop.core.catalog import filter_variants
 from desktop.core.download import DownloadState
-from desktop.core.fit import FIT_OK, CatalogEstimator, estimate
+from desktop.core.fit import FIT_OK, CatalogEstimator, download_size, estimate
 from desktop.core.hardware import HardwareProfile, list_profiles, load_profile
 from desktop.core.library import Library, demo_roots
 from desktop.core.workspace import Workspace
@@ -154,9 +156,7 @@ def test_every_catalog_variant_is_a_row_with_the_cores_verdict(
         assert row.verdict in VERDICT_COLORS
         shown = cell(page, row.variant_id, C.COL_VERDICT)
         assert shown.startswith(fmt.verdict_word(row.fit))  # the word is always written
-        assert cell(page, row.variant_id, C.COL_MEMORY) == "≈" + fmt.size(
-            row.fit.ram_bytes - row.fit.page_cache_bytes + row.fit.vram_bytes
-        )
+        assert cell(page, row.variant_id, C.COL_MEMORY) == "≈" + fmt.size(row.fit.must_fit_bytes)
         if row.fit.verdict != "no" and row.fit.tokens_per_s is not None:
             assert cell(page, row.variant_id, C.COL_SPEED).startswith("≈")
     # Mixture of experts: the active parameters follow the total.
@@ -423,7 +423,7 @@ def test_a_selected_row_fills_the_detail_panel_with_the_fits_numbers(
         assert reason in detail.reasons_label.text()
     assert detail.vram_bar.isVisible()
     assert detail.vram_bar.total == fit.vram.total == fit.vram_bytes
-    assert detail.ram_bar.total == fit.ram.total == fit.ram_bytes
+    assert detail.ram_bar.total == fit.need_ram.total == fit.ram_full_context_bytes
     assert detail.vram_bar.breakdown == fit.vram
     assert fmt.size(fit.vram_bytes) in detail.vram_bar.summary
     assert detail.vram_bar.capacity == sum(fit.vram_free_bytes)
@@ -453,7 +453,7 @@ def test_a_selected_row_fills_the_detail_panel_with_the_fits_numbers(
 
 
 def test_the_ram_bar_shows_what_must_stay_resident_and_the_page_cache_apart(
-    qtbot: QtBot, window: MainWindow, page: ModelsPage
+    qtbot: QtBot, window: MainWindow, page: ModelsPage, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """On an AVX2 laptop Q4_K weights are repacked: the peak RSS holds the copies and the mapped
     pages. The bar shows the resident part; the droppable page cache is said below it, so a
@@ -467,7 +467,17 @@ def test_the_ram_bar_shows_what_must_stay_resident_and_the_page_cache_apart(
     assert fit is not None
     assert fit.page_cache_bytes > 0
     detail = page.detail
-    assert detail.ram_bar.total == fit.ram_bytes - fit.page_cache_bytes
+    assert detail.ram_bar.total == fit.need_ram.total < fit.ram_bytes
+    # One figure, one source: the row's memory and the bar are the fit's own must-fit bytes,
+    # as `llm-scout fit --json` gives them for the same variant, profile and context.
+    assert (
+        cli.main(["fit", variant_id, "--profile", "laptop-16gb-cpu", "--ctx", "4096", "--json"])
+        == 0
+    )
+    document = json.loads(capsys.readouterr().out)
+    assert entry(page, variant_id).memory_bytes == document["must_fit_bytes"] == fit.must_fit_bytes
+    assert detail.ram_bar.total == document["must_fit_bytes"] - document["vram_bytes"]
+    assert fit.page_cache_bytes == document["page_cache_bytes"] > 0
     assert detail.full_context_label.isVisible()
     assert "page cache" in detail.full_context_label.text()
     assert fmt.size(fit.page_cache_bytes) in detail.full_context_label.text()
@@ -475,6 +485,79 @@ def test_the_ram_bar_shows_what_must_stay_resident_and_the_page_cache_apart(
     assert (entry(page, variant_id).memory_bytes or 0) < (bigger.memory_bytes or 0)
     # No NVIDIA GPU: the AWQ variant is not "too big", it cannot run here at all.
     assert cell(page, "qwen2.5-7b-instruct:AWQ", C.COL_VERDICT).startswith("not supported")
+
+
+def test_the_memory_the_window_shows_is_the_figure_the_verdict_and_fit_use(
+    qtbot: QtBot, window: MainWindow, page: ModelsPage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At 65,536 tokens a short run's resident memory (8.0 GiB) fits a 16 GB laptop but the
+    whole context (its compute buffer reserved) does not: the row, the bar and the verdict's
+    reason say the one figure `fit` says, with the same words."""
+    profile = choose_profile(qtbot, window, "what-if:laptop-16gb-cpu")
+    page.set_context(65536)
+    wait_for(qtbot, page, 65536, profile)
+    variant_id = "qwen2.5-7b-instruct:Q4_K_M"
+    click_row(qtbot, page, variant_id)
+    fit = entry(page, variant_id).fit
+    assert fit is not None
+    assert fit.verdict == "no"
+    argv = ["fit", variant_id, "--profile", "laptop-16gb-cpu", "--ctx", "65536"]
+    assert cli.main([*argv, "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["verdict"] == "no"
+    need = document["must_fit_bytes"]
+    assert need == document["ram_full_context_bytes"] > document["ram_available_bytes"]
+    detail = page.detail
+    assert entry(page, variant_id).memory_bytes == need
+    assert cell(page, variant_id, C.COL_MEMORY) == "≈" + fmt.size(need)
+    assert detail.ram_bar.total == need
+    assert detail.ram_bar.capacity == document["ram_available_bytes"]
+    assert "short" in detail.ram_bar.summary
+    # The same words: "needs 11.6 GiB of 11.0 GiB available" in the CLI, the bar and the reason.
+    assert cli.main(argv) == 0
+    verdict_line = capsys.readouterr().out.splitlines()[1]
+    figures = verdict_line.split("(needs ", 1)[1].rstrip(")")
+    assert figures.endswith(" available")
+    said = figures.removesuffix(" available")
+    assert said.replace("needs ", "") in detail.ram_bar.summary.replace("≈", "")
+    assert f"needs {said} available" in detail.ram_bar.summary.replace("≈", "")
+    assert any(said in reason for reason in fit.reasons)
+    assert said in detail.reasons_label.text()
+    tooltip = page.model.data(
+        page.model.index(page.model.row_of(variant_id), C.COL_MEMORY),
+        Qt.ItemDataRole.ToolTipRole,
+    )
+    assert fmt.size(need) in str(tooltip)
+
+
+def test_a_variant_has_one_download_size_said_as_estimated(
+    qtbot: QtBot, page: ModelsPage, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The catalog's unverified size (288 MiB for this one) is not shown anywhere: the Size
+    column, the panel's button and its disk line say the size the fit computed from the shapes,
+    marked as estimated, as the CLI's catalog does."""
+    variant_id = "qwen2.5-0.5b-instruct:Q4_K_M"
+    model, variant = entry(page, variant_id).model, entry(page, variant_id).variant
+    size, known = download_size(model, variant)
+    assert not known
+    assert size is not None
+    assert variant.size_bytes is not None
+    assert fmt.size(variant.size_bytes) != fmt.size(size)
+    click_row(qtbot, page, variant_id)
+    detail = page.detail
+    shown = "~" + fmt.size(size, 0)
+    assert cell(page, variant_id, C.COL_SIZE) == shown
+    assert detail.download_button.text() == f"Download {shown}"
+    assert "estimated" in detail.download_button.toolTip()
+    assert detail.disk_label.text().startswith(f"Download {shown}")
+    assert fmt.size(variant.size_bytes) not in detail.download_button.text()
+    assert cli.main(["catalog", "--search", "qwen2.5-0.5b", "--format", "gguf"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(variant_id))
+    assert f"{size / 2**20:.1f} MiB~" in row
+    # Sorted by size, the rows follow the sizes shown.
+    click_header(qtbot, page, C.COL_SIZE)
+    sizes = [download_size(r.model, r.variant)[0] or 0 for r in visible(page)]
+    assert sizes == sorted(sizes)
 
 
 def test_sorting_by_parameters_and_memory_is_numeric(qtbot: QtBot, page: ModelsPage) -> None:

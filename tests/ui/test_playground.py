@@ -22,23 +22,18 @@ from PySide6.QtGui import QFontInfo, QTextCursor
 from PySide6.QtWidgets import QApplication, QComboBox, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from desktop.core.engine import Answer, RunReport
+from desktop.core.engine import Answer, RunReport, default_threads
 from desktop.core.engine import protocol as p
 from desktop.core.fit import CalibrationStore, machine_fingerprint
 from desktop.core.hardware import load_profile, usable_cpus
+from desktop.core.playground import ACTIVE_TICK_MS, IDLE_TICK_MS, SPARING_TICK_MS
 from desktop.ui.main_window import MainWindow
-from desktop.ui.pages.playground import (
-    ACTIVE_TICK_MS,
-    IDLE_TICK_MS,
-    SPARING_TICK_MS,
-    PlaygroundPage,
-)
+from desktop.ui.pages.playground import PlaygroundPage
 from desktop.ui.widgets.live_plots import RingBuffer
-from desktop.ui.widgets.load_panel import flash_attn_for
 from desktop.ui.widgets.transcript import TranscriptView, keep_line_breaks
 
 LOAD_MS = 60_000
-ANSWER_MS = 180_000  # generous: a shared CI machine can be slow
+ANSWER_MS = 300_000  # a ceiling, not a timing: llama.cpp on a loaded 2-core machine
 
 
 def playground(window: MainWindow) -> PlaygroundPage:
@@ -125,13 +120,6 @@ def test_the_ring_buffer_keeps_the_newest_rows_in_order() -> None:
     assert last.tolist() == [5, 50]
 
 
-def test_flash_attention_auto_follows_the_cache_type() -> None:
-    assert not flash_attn_for("auto", "f16")
-    assert flash_attn_for("auto", "q8_0")
-    assert flash_attn_for("on", "f16")
-    assert not flash_attn_for("off", "q4_0")
-
-
 def test_an_answer_keeps_its_line_breaks_stanzas_lists_and_code(qtbot: QtBot) -> None:
     view = TranscriptView()
     qtbot.addWidget(view)
@@ -184,7 +172,7 @@ def test_the_settings_are_prefilled_from_the_fit(
     assert panel.ctx_spin.value() == window.state.settings.default_ctx
     machine = window.state.this_machine
     assert machine is not None
-    assert panel.threads_spin.value() == machine.cpu.physical_cores
+    assert panel.threads_spin.value() == default_threads()  # the engine's own default
     assert panel.layers_spin.llama_value == 0  # no GPU here: the fit's best is the CPU
     assert panel.cache_type == window.state.settings.kv_cache_type
     assert "predicted" in panel.prediction_label.text()
@@ -262,8 +250,11 @@ def test_a_real_chat_streams_into_the_transcript_and_every_plot(
     assert plots.memory_points > 0
     assert plots.gpu_points == 0
     assert plots.gpu_message == "no GPU"
+    # The bands in order, each ended by the session's own instants (not by an engine event
+    # that a busy machine may hand over late).
     kinds = [kind for kind, _start, _end in plots.phases]
-    assert kinds[:3] == ["load", "prompt", "generation"]
+    assert kinds == ["load", "prompt", "generation"]
+    assert all(end is not None for _kind, _start, end in plots.phases)
     # Predicted next to measured: the same figures as `llm-scout run --json`.
     report = answer.report
     assert page.metrics_panel.report_dict == report.to_dict()
@@ -353,25 +344,43 @@ def test_a_killed_worker_shows_the_error_keeps_the_transcript_and_reloads(
 ) -> None:
     page = playground(window)
     load(qtbot, page, smollm2_path)
+    status = page.chat.answer_label
+    assert page.load_panel.load_label.text().startswith("loaded in")
     first = ask(qtbot, page, "Say hello.", max_tokens=16)
+    assert "t/s" in status.text()  # after an answer: its figures, not "waiting"
     page.chat_settings.max_tokens.setValue(900)
     page.prompt.setPlainText("Write a very long story about a lighthouse keeper.")
     assert page.send()
+    assert status.text() == "Waiting for the first token…"
     qtbot.waitUntil(lambda: len(page.transcript.answer) > 10, timeout=ANSWER_MS)
+    assert status.text() == "Generating…"  # text streams: no longer waiting
     session = page.session
     assert session is not None
     with qtbot.waitSignal(
         page.state_changed, timeout=10_000, check_params_cb=lambda s: s == "error"
     ):
         session.client.kill()
+    # The engine is gone: the status line says so and its load time goes with it.
+    assert status.text() == "The engine stopped; Reload loads the model again."
+    assert page.load_panel.load_label.text() == ""
+    assert page.load_panel.measured_label.text() == ""
     banner = page.error_banner
     assert banner.isVisible()
     assert "SIGKILL" in banner.sentence.text()
     assert banner.sentence.text().endswith(".")
     assert not banner.details.isVisible()
+    side_height = page.metrics_panel.height() + page.plots.height()
     banner.details_button.click()
     assert banner.details.isVisible()
     assert banner.details.toPlainText().strip()
+    # llama.cpp's debug dumps are left out of the log shown.
+    assert "llama_graph_n_input_tensors" in session.client.stderr_tail(400, 200_000)
+    assert "llama_graph_n_input_tensors" not in banner.details.toPlainText()
+    # The log opens over the chat it is about: the plots and figures beside it keep their room.
+    assert page.chat.isAncestorOf(banner) or banner.parentWidget() is page.chat.parentWidget()
+    qtbot.waitUntil(
+        lambda: page.metrics_panel.height() + page.plots.height() == side_height, timeout=2_000
+    )
     assert shows_answer(page, first.text)  # the transcript stays
     assert page.conversation is not None
     assert page.conversation.turns[-1].finish_reason == "crashed"  # the partial answer too
@@ -380,6 +389,8 @@ def test_a_killed_worker_shows_the_error_keeps_the_transcript_and_reloads(
         banner.reload_button.click()
     assert not banner.isVisible()
     assert page.phase == "ready"
+    assert status.text() == ""
+    assert page.load_panel.load_label.text().startswith("loaded in")
     assert page.conversation.turns[0].user == "Say hello."
     again = ask(qtbot, page, "Say goodbye.", max_tokens=8)
     assert again.report.metrics.generated_tokens > 0
@@ -392,6 +403,8 @@ def test_a_killed_worker_shows_the_error_keeps_the_transcript_and_reloads(
         session.client.kill()
     assert banner.isVisible()
     assert "SIGKILL" in banner.sentence.text()
+    assert status.text() == "The engine stopped; Reload loads the model again."
+    assert page.load_panel.load_label.text() == ""
 
 
 @pytest.mark.e2e
@@ -518,9 +531,12 @@ def test_answers_on_threads_that_take_every_cpu_are_drawn_less_often(
     assert answer_drawn_every(qtbot, page, "Write a short poem about the sea.") == SPARING_TICK_MS
     tick.timeout.disconnect()
     # Drawn all the same, in steps: a point of the tokens/s plot per batch of tokens the worker
-    # sent (every 40 ms), not per redraw.
+    # sent (every 40 ms; the first only starts the clock), however few the redraws.
     assert ticks
-    assert page.plots.speed_points > len(ticks)
+    meter = page.chat_session.meter
+    assert meter is not None
+    assert meter.batches > 1
+    assert page.plots.speed_points == meter.batches - 1
     assert page.last_answer is not None
     assert shows_answer(page, page.last_answer.text)
     # The Live plots setting "smooth": ~30 Hz all the same, with a warning under the plots.

@@ -22,6 +22,13 @@ from desktop.core.catalog.overlay import (
     overlay_pointer,
     refresh_facts,
 )
+from desktop.core.catalog.quality import (
+    build_quality,
+    bundled_quality_path,
+    catalog_families,
+    merge_quality,
+    quality_from_file,
+)
 from desktop.core.catalog.schema import (
     file_name_problem,
     invalid,
@@ -83,34 +90,45 @@ def check_document(document: Any, path: Path | str) -> dict[str, Any]:
 
 
 CHECKED_STAMP = "catalog-checked"  # in the cache folder: the bundled file last found valid
+QUALITY_CHECKED_STAMP = "quality-checked"  # the same for the bundled quality file
 
 
 def check_bundled(document: Any, path: Path) -> dict[str, Any]:
     """:func:`check_document` for the bundled catalog, skipping the schema (about 140 ms with
     jsonschema's import, on every start of the window) when this very file (path, size,
     modification time) passed it before; the cheap semantic checks always run."""
-    stamp = _file_stamp(path)
-    marker = paths.cache_dir() / CHECKED_STAMP
-    try:
-        known = marker.read_text(encoding="utf-8") == stamp
-    except OSError:
-        known = False
-    if not (known and stamp):
+    if not _checked_before(path, CHECKED_STAMP):
         checked = check_document(document, path)
-        if stamp:
-            try:
-                marker.parent.mkdir(parents=True, exist_ok=True)
-                temp = marker.with_name(marker.name + ".tmp")
-                temp.write_text(stamp, encoding="utf-8")
-                temp.replace(marker)
-            except OSError as exc:  # a read-only cache only costs the check next time
-                log.debug("cannot remember the checked catalog: %s", exc)
+        _remember_checked(path, CHECKED_STAMP)
         return checked
     problem = semantic_problem(document)
     if problem is not None:
         raise invalid(path, *problem)
     result: dict[str, Any] = document
     return result
+
+
+def _checked_before(path: Path, marker_name: str) -> bool:
+    """This very file (path, size, modification time) passed its schema check before."""
+    stamp = _file_stamp(path)
+    try:
+        return bool(stamp) and (paths.cache_dir() / marker_name).read_text("utf-8") == stamp
+    except OSError:
+        return False
+
+
+def _remember_checked(path: Path, marker_name: str) -> None:
+    stamp = _file_stamp(path)
+    if not stamp:
+        return
+    marker = paths.cache_dir() / marker_name
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        temp = marker.with_name(marker.name + ".tmp")
+        temp.write_text(stamp, encoding="utf-8")
+        temp.replace(marker)
+    except OSError as exc:  # a read-only cache only costs the check next time
+        log.debug("cannot remember the checked file %s: %s", path, exc)
 
 
 def _file_stamp(path: Path) -> str:
@@ -121,22 +139,42 @@ def _file_stamp(path: Path) -> str:
     return f"{path.resolve()}\n{st.st_size}\n{st.st_mtime_ns}"
 
 
+def _add_quality(document: dict[str, Any], path: Path) -> bool:
+    """Add the scores of the quality file ``path`` (when it exists) to ``document``'s models;
+    True when it did. A broken file raises CatalogError."""
+    if not path.is_file():
+        return False
+    data = read_json(path)
+    if _checked_before(path, QUALITY_CHECKED_STAMP):
+        records = quality_from_file(data, path, catalog_families(document), checked=True)
+    else:
+        records = quality_from_file(data, path, catalog_families(document))
+        _remember_checked(path, QUALITY_CHECKED_STAMP)
+    merge_quality(document, records)
+    return True
+
+
 def load_catalog(
     bundled: Path | None = None,
     user: Path | None = None,
     refreshed: Path | None = None,
     *,
     with_refresh: bool = True,
+    quality: Path | None = None,
 ) -> Catalog:
-    """Load the bundled catalog, then the refresh overlay and the user overlay over it.
+    """Load the bundled catalog with its published quality scores (``quality``: the bundled
+    ``resources/quality/published.json`` by default), then the refresh overlay and the user
+    overlay over it.
 
-    Missing overlay files are fine; a broken file of any layer raises CatalogError.
+    Missing overlay (or quality) files are fine; a broken file of any layer raises CatalogError.
     ``with_refresh=False`` leaves the refresh overlay out (what ``catalog refresh`` starts from).
     """
     bundled = bundled if bundled is not None else paths.bundled_catalog_path()
     user = user if user is not None else paths.user_catalog_path()
     refreshed = refreshed if refreshed is not None else refresh_overlay_path()
+    quality = quality if quality is not None else bundled_quality_path()
     document = check_bundled(read_json(bundled), bundled)
+    _add_quality(document, quality)  # scores, not a catalog layer: not in ``sources``
     sources = [str(bundled)]
     facts = _read_refresh(refreshed) if with_refresh else RefreshFacts()
     if facts:
@@ -154,13 +192,15 @@ def load_catalog_safe(
     refreshed: Path | None = None,
     *,
     with_refresh: bool = True,
+    quality: Path | None = None,
 ) -> tuple[Catalog, list[CatalogError]]:
-    """Like :func:`load_catalog`, but never raises: a broken overlay is left out (the bundled
-    catalog still loads) and a broken bundled file gives an empty catalog. The errors come back
-    for the caller to show."""
+    """Like :func:`load_catalog`, but never raises: a broken overlay (or quality file) is left
+    out (the bundled catalog still loads) and a broken bundled file gives an empty catalog. The
+    errors come back for the caller to show."""
     bundled = bundled if bundled is not None else paths.bundled_catalog_path()
     user = user if user is not None else paths.user_catalog_path()
     refreshed = refreshed if refreshed is not None else refresh_overlay_path()
+    quality = quality if quality is not None else bundled_quality_path()
     # Errors go back to the caller, who shows them once; the log file keeps them too.
     errors: list[CatalogError] = []
     try:
@@ -169,6 +209,11 @@ def load_catalog_safe(
         log.info("%s", exc)
         return Catalog(models=()), [exc]
     sources = [str(bundled)]
+    try:
+        _add_quality(document, quality)
+    except CatalogError as exc:
+        log.info("%s", exc)
+        errors.append(exc)
     facts = RefreshFacts()
     try:
         facts = _read_refresh(refreshed) if with_refresh else RefreshFacts()
@@ -249,6 +294,7 @@ def _build_model(data: dict[str, Any]) -> CatalogModel:
         hf_repo=data.get("hf_repo", ""),
         tags=tuple(data.get("tags", ())),
         params_verified=bool(data.get("params_verified", False)),
+        quality=tuple(build_quality(data["id"], q) for q in data.get("quality", ())),
     )
 
 

@@ -9,8 +9,9 @@ names (renamed, re-sharded) gets its real file list when the repo leaves no doub
 
 The result goes to the refresh overlay (``paths.cache_dir()/catalog_verified.json``), written
 atomically; :func:`desktop.core.catalog.load_catalog` layers it over the bundled catalog and
-marks those files verified. A repo that fails (404, gated, server error) is reported and the
-others are still refreshed.
+marks those files verified. A repo that fails (404, gated, server error, an answer that is not
+the model info the Hub API gives: not JSON, not text, fields missing, as a broken mirror sends)
+is reported in one sentence and the others are still refreshed.
 """
 
 from __future__ import annotations
@@ -207,7 +208,28 @@ def _refresh_repo(
         return RepoReport(repo, "error", f"the Hub answered HTTP {code}"), None, {}
     except _transport_errors() as exc:
         raise _Unreachable(_reason(exc)) from exc
+    except _MALFORMED as exc:  # huggingface_hub parses the answer as it goes: any of these
+        return RepoReport(repo, "error", _malformed(exc)), None, {}
+    try:
+        return _read_repo_info(session, repo, pairs, info)
+    except _MALFORMED as exc:
+        return RepoReport(repo, "error", _malformed(exc)), None, {}
 
+
+# What a malformed model info raises inside huggingface_hub or here: a missing field
+# (KeyError: 'pointerSize'), bytes that are not UTF-8 or not JSON (ValueError), a wrong type.
+_MALFORMED = (KeyError, ValueError, TypeError, AttributeError)
+
+
+def _malformed(exc: BaseException) -> str:
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"the server's model info is malformed ({what[:120]}); is it a Hub or a mirror of one?"
+
+
+def _read_repo_info(
+    session: _Session, repo: str, pairs: list[tuple[CatalogModel, Variant]], info: Any
+) -> tuple[RepoReport, dict[str, Any] | None, dict[str, dict[str, Any]]]:
+    """Sizes and hashes from a repo's model info (``files_metadata=True``)."""
     revision = getattr(info, "sha", None)
     siblings = {s.rfilename: s for s in (info.siblings or [])}
     wanted: dict[str, None] = {}

@@ -129,6 +129,100 @@ _LICENSE: dict[str, Any] = {
     },
 }
 
+# --- quality records (published scores per model, issue 24) -------------------------------
+# A score in the catalog is a percentage as published, with where it was read: the exact
+# address, the date, the data's licence and whether the model's own vendor reported it. A score
+# without a source is not valid. The bundled scores live in resources/quality/published.json,
+# grouped by source (QUALITY_FILE_SCHEMA); the loader turns each into the inline form
+# (QUALITY_RECORD) that a catalog or user overlay model may also carry under "quality".
+
+BENCHMARK_PATTERN = r"^[a-z0-9][a-z0-9.-]*$"
+METRIC_PATTERN = r"^[a-z0-9][a-z0-9@.-]*$"
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+SOURCE_PATTERN = r"^https://[^\s]+$"
+
+_QUALITY_SCORE: dict[str, Any] = {
+    "benchmark": {"type": "string", "pattern": BENCHMARK_PATTERN},
+    "score": {"type": "number", "minimum": 0, "maximum": 100},
+    # "accuracy", "pass@1", "cons@64", "prompt-strict", "win-rate", "recall", "average", ...
+    "metric": {"type": "string", "pattern": METRIC_PATTERN},
+    "shots": {"type": "integer", "minimum": 0},
+    "thinking": {"type": "boolean"},
+    "note": {"type": "string", "minLength": 1, "maxLength": 400},
+}
+
+QUALITY_RECORD: dict[str, Any] = {
+    "type": "object",
+    "required": ["benchmark", "score", "metric", "source", "read", "licence", "self_reported"],
+    "additionalProperties": False,
+    "properties": {
+        **_QUALITY_SCORE,
+        "source": {"type": "string", "pattern": SOURCE_PATTERN},
+        "source_title": {"type": "string", "minLength": 1, "maxLength": 200},
+        "read": {"type": "string", "pattern": DATE_PATTERN},
+        "licence": {"type": "string", "minLength": 1, "maxLength": 200},
+        "self_reported": {"type": "boolean"},
+    },
+}
+
+QUALITY_FILE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "LLM Scout published quality scores",
+    "type": "object",
+    "required": ["schema_version", "sources"],
+    "additionalProperties": False,
+    "properties": {
+        "schema_version": {"const": 1},
+        "note": {"type": "string"},
+        "sources": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["url", "title", "read", "licence", "vendor_family", "records"],
+                "additionalProperties": False,
+                "properties": {
+                    "url": {"type": "string", "pattern": SOURCE_PATTERN},
+                    "title": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "read": {"type": "string", "pattern": DATE_PATTERN},
+                    "licence": {"type": "string", "minLength": 1, "maxLength": 200},
+                    # The family whose vendor published the source ("*": every score in it is
+                    # its vendor's own, e.g. collected from model cards): self-reported for
+                    # models of that family, independent for the others.
+                    "vendor_family": {"type": "string", "pattern": r"^(\*|[a-z0-9][a-z0-9_-]*)$"},
+                    "records": {
+                        "type": "object",
+                        "propertyNames": {"pattern": MODEL_ID_PATTERN},
+                        "additionalProperties": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {
+                                "type": "object",
+                                "required": ["benchmark", "score", "metric"],
+                                "additionalProperties": False,
+                                "properties": _QUALITY_SCORE,
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def quality_file_problem(document: Any) -> Problem | None:
+    """The first structural problem of a quality file (see QUALITY_FILE_SCHEMA), or None."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(QUALITY_FILE_SCHEMA)
+    best = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if best is None:
+        return None
+    return list(best.absolute_path), _short(best.message)
+
+
+# --- models ---------------------------------------------------------------------------------
+
 _MODEL_PROPERTIES: dict[str, Any] = {
     "id": {"type": "string", "pattern": MODEL_ID_PATTERN},
     "family": {"type": "string", "pattern": r"^[a-z0-9][a-z0-9_-]*$"},
@@ -148,6 +242,7 @@ _MODEL_PROPERTIES: dict[str, Any] = {
     "tags": {"type": "array", "items": {"type": "string", "pattern": r"^[a-z0-9-]+$"}},
     "gated": {"type": "boolean"},
     "variants": {"type": "array", "items": _VARIANT},
+    "quality": {"type": "array", "items": QUALITY_RECORD},
 }
 
 _MODEL: dict[str, Any] = {

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.core.catalog.quality import QualityRecord
 from desktop.core.errors import CatalogError
 from desktop.core.gguf import ModelArch
 
@@ -114,6 +115,8 @@ class CatalogModel:
     hf_repo: str = ""  # the original (unquantised) model repo
     tags: tuple[str, ...] = ()  # "reasoning", "coder", "moe", "demo" ...
     params_verified: bool = False  # n_params and arch checked against the Hub's config.json
+    # Published quality scores of this model (issue 24), each with its source.
+    quality: tuple[QualityRecord, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def supports_chinese(self) -> bool:

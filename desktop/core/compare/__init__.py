@@ -9,6 +9,11 @@ time; parallel: together when the fit says they all fit with a margin), the
 stored in the history as it completes, resume), blind labels, votes and win rates, the summary
 table and chart points, and Markdown/CSV/JSON reports. Depends on engine (sessions), fit
 (memory), library (the resolver), hardware (profiles) and history (storage).
+
+Also what a comparison starts from when nothing else is said (the default context, seed and
+temperature the window and ``llm-scout compare`` share) and a comparison as a front end shows it
+while it runs (:class:`LiveComparison`, fed by the runner's events through a
+:class:`CompareFeed`).
 """
 
 from desktop.core.compare.checks import CHECK_KINDS, Check, CheckResult, Score, score
@@ -22,6 +27,15 @@ from desktop.core.compare.contestants import (
     split_spec,
     unique_names,
 )
+from desktop.core.compare.defaults import (
+    CTX_STEP,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_SEED,
+    DEFAULT_TEMPERATURE,
+    context_for,
+    default_load,
+    default_sampling,
+)
 from desktop.core.compare.errors import CompareError
 from desktop.core.compare.events import (
     AnswerFinished,
@@ -34,6 +48,13 @@ from desktop.core.compare.events import (
     ContestantFinished,
     ContestantLoaded,
     ContestantStarted,
+)
+from desktop.core.compare.live import (
+    ColumnState,
+    ColumnStatus,
+    CompareFeed,
+    ComparePhase,
+    LiveComparison,
 )
 from desktop.core.compare.longdoc import build_document, estimate_tokens
 from desktop.core.compare.persist import info_of, open_comparison, record_vote
@@ -80,6 +101,10 @@ from desktop.core.compare.votes import BlindLabels, Vote, WinRate, win_rates
 
 __all__ = [
     "CHECK_KINDS",
+    "CTX_STEP",
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_SEED",
+    "DEFAULT_TEMPERATURE",
     "MAX_CONTESTANTS",
     "MIN_CONTESTANTS",
     "MODES",
@@ -92,8 +117,12 @@ __all__ = [
     "ChartPoint",
     "Check",
     "CheckResult",
+    "ColumnState",
+    "ColumnStatus",
     "CompareError",
     "CompareEvent",
+    "CompareFeed",
+    "ComparePhase",
     "CompareRunner",
     "ComparisonFinished",
     "ComparisonPlan",
@@ -106,6 +135,7 @@ __all__ = [
     "ContestantLoaded",
     "ContestantOutcome",
     "ContestantStarted",
+    "LiveComparison",
     "MemoryNeed",
     "Mode",
     "ParallelCheck",
@@ -121,6 +151,9 @@ __all__ = [
     "build_document",
     "builtin_names",
     "check_parallel",
+    "context_for",
+    "default_load",
+    "default_sampling",
     "estimate_tokens",
     "find_suite",
     "info_of",

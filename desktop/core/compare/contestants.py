@@ -28,13 +28,13 @@ from desktop.core.compare.errors import CompareError
 from desktop.core.engine import (
     LoadSettings,
     RemoteEndpoint,
-    auto_flash_attn,
     endpoint_from_spec,
     is_remote_spec,
 )
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
 from desktop.core.history import ContestantRecord, settings_dict
+from desktop.core.kv_cache import auto_flash_attn
 from desktop.core.library import ModelResolver, ResolvedModel
 
 MIN_CONTESTANTS = 2

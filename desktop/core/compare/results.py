@@ -230,6 +230,20 @@ class ComparisonResult:
     def complete(self) -> bool:
         return not self.missing()
 
+    @property
+    def max_tokens(self) -> int | None:
+        """The most tokens per answer the comparison ran with: the value the contestants
+        share, a contestant's own ``@max_tokens=`` aside (the most common one when every
+        contestant set its own); None when the history does not say."""
+        shared: list[int] = []
+        own: list[int] = []
+        for info in self.contestants:
+            value = info.setting("sampling", "max_tokens")
+            if isinstance(value, int) and not isinstance(value, bool):
+                (own if "max_tokens=" in info.spec else shared).append(value)
+        values = shared or own
+        return max(set(values), key=values.count) if values else None
+
     def win_rates(self) -> list[WinRate]:
         return win_rates(self.votes, len(self.contestants))
 

@@ -10,7 +10,8 @@ generated then ends and is not kept, and the comparison stays resumable.
 With a :class:`History` every answer is committed as soon as it finishes, before its
 ``AnswerFinished`` event: a process killed mid-suite loses no finished answer, and
 :func:`resume` later runs only the cells that are missing. A contestant whose model does not
-load, or whose worker dies, is marked failed with the reason; the others go on.
+load, or whose engine is gone (an error that ends a run: :func:`~desktop.core.errors.is_fatal`,
+the Playground's rule too), is marked failed with the reason; the others go on.
 """
 
 from __future__ import annotations
@@ -52,9 +53,6 @@ from desktop.core.threads import start as start_thread
 
 log = logging.getLogger(__name__)
 
-#: Worker errors after which the worker is gone: the contestant fails.
-FATAL_KINDS = frozenset({"engine.crashed", "engine.protocol", "engine.timeout"})
-
 EventCallback = Callable[[CompareEvent], None]
 
 
@@ -75,8 +73,12 @@ class CompareRunner:
         comparison_id: int | None = None,
         existing: ComparisonResult | None = None,
         worker_niceness: int = 0,
+        remote_timeout_s: float | None = None,
     ) -> None:
         self.plan = plan
+        # How long a server contestant may stay silent (the remote_timeout_s setting; None:
+        # the endpoint's own).
+        self.remote_timeout_s = remote_timeout_s
         # > 0: local workers run at a lower CPU priority (a window that runs them side by side
         # keeps a core for its GUI thread; the worker's --nice).
         self.worker_niceness = worker_niceness
@@ -351,6 +353,8 @@ class CompareRunner:
                 raise CompareError(contestant.unavailable, kind="library.model_not_found")
             if contestant.endpoint is not None:
                 endpoint = contestant.endpoint
+                if self.remote_timeout_s is not None:
+                    endpoint = endpoint.with_timeout(self.remote_timeout_s)
                 session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
             else:
                 path = contestant.model.require_file()
@@ -440,7 +444,7 @@ class CompareRunner:
         try:
             session.stream(request, on_text)
         except WorkerError as exc:
-            if exc.kind in FATAL_KINDS or not session.client.alive:
+            if exc.fatal or not session.client.alive:  # the engine is gone: the contestant fails
                 if self._stop.is_set():
                     return None
                 self._fail(c, exc, post)

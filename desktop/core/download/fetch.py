@@ -390,6 +390,14 @@ def _verify_and_install(
             f"{plan.name} cannot be verified: neither the catalog nor the Hub gives its hash; "
             "it was not installed."
         )
+    exact = plan.exact_size
+    if exact is not None and size != exact:
+        discard_partial(plan)
+        raise VerifyFailedError(
+            f"{plan.name} is not the file the catalog describes: it arrived with {size:,} "
+            f"bytes where the catalog knows it has exactly {exact:,}. The file was removed; "
+            "the server or mirror is sending a different file under this name."
+        )
     if got != expected or (remote.size is not None and size != remote.size):
         discard_partial(plan)
         whose = {
@@ -419,4 +427,5 @@ def _verify_and_install(
         verified_against=against,
         fetched_bytes=fetched,
         resumed_from=resumed_from,
+        known_hash=against == "catalog sha256",
     )

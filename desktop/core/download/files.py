@@ -84,6 +84,7 @@ class FilePlan:
     partial: Path
     expected_sha256: str | None = None  # from the catalog
     expected_size: int | None = None
+    exact_size: int | None = None  # the catalog knows the file has exactly this many bytes
 
     @property
     def meta(self) -> Path:
@@ -111,6 +112,9 @@ class FetchedFile:
     fetched_bytes: int  # bytes written by this run (a drop's unfinished chunk is not counted)
     resumed_from: int  # bytes that were already in the partial
     skipped: bool = False  # already installed: nothing fetched
+    # Checked against a hash the catalog knew before (bundled, refreshed or recorded by an
+    # earlier download), not only against what the server says the file's hash is.
+    known_hash: bool = False
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,7 @@ class DownloadResult:
                     "fetched_bytes": f.fetched_bytes,
                     "resumed_from": f.resumed_from,
                     "already_installed": f.skipped,
+                    "known_hash": f.known_hash,
                 }
                 for f in self.files
             ],
@@ -291,14 +296,27 @@ def verify_existing(
             fetched_bytes=0,
             resumed_from=0,
             skipped=True,
+            known_hash=plan.expected_sha256 is not None,
         )
     if remote is None or not plan.final.is_file():
         return None
     expected = plan.expected_sha256 or remote.sha256
     if expected is None:
         return None
+    if plan.exact_size is not None and plan.final.stat().st_size != plan.exact_size:
+        return None  # not the catalog's file, whatever the server says its hash is
     digest = rehash(plan.final, plan.name, hooks)
     if digest != expected:
         return None
     stat = write_record(plan, remote, digest, "existing file")
-    return FetchedFile(plan.name, plan.final, stat.st_size, digest, "existing file", 0, 0, True)
+    return FetchedFile(
+        plan.name,
+        plan.final,
+        stat.st_size,
+        digest,
+        "existing file",
+        0,
+        0,
+        True,
+        known_hash=plan.expected_sha256 is not None,
+    )

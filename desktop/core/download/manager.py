@@ -27,13 +27,14 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
 from desktop.core import threads
+from desktop.core.catalog import record_verified_download
 from desktop.core.download.errors import (
     DownloadCancelledError,
     DownloadNetworkError,
@@ -67,7 +68,7 @@ from desktop.core.download.request import (
     check_disk_space,
     default_disk_usage,
 )
-from desktop.core.errors import Cancelled, DownloadError
+from desktop.core.errors import Cancelled, CatalogError, DownloadError
 from desktop.core.hub import Hub
 
 log = logging.getLogger(__name__)
@@ -428,6 +429,8 @@ class DownloadManager:
             done_bytes += fetched.size
             job._tracker.start_file(plan.name, done_bytes)
             job._tracker.file_done()
+        if request.variant_id is not None:
+            _record_first_verification(request, finished, hub.endpoint)
         return DownloadResult(
             repo=request.repo,
             revision=request.revision,
@@ -520,8 +523,35 @@ def _cancelled(job: DownloadJob) -> DownloadCancelledError:
     return DownloadCancelledError(f"The download of {job.request.label} was cancelled.")
 
 
+def _record_first_verification(
+    request: DownloadRequest, files: Sequence[FetchedFile], endpoint: str
+) -> None:
+    """A catalog variant's files verified against the server's own hashes (the catalog had
+    none): keep their sizes and sha256 for the next downloads. Never fails the download."""
+    learned = {
+        f.name: (f.size, f.sha256)
+        for f in files
+        if f.verified_against in ("hub sha256", "hub git sha1")
+    }
+    if not learned:
+        return
+    try:
+        record_verified_download(request.repo, learned, endpoint)
+    except CatalogError as exc:
+        log.warning("%s", exc.message)
+
+
 def _check_catalog_hash(plan: FilePlan, remote: RemoteFile, request: DownloadRequest) -> None:
-    """Before fetching gigabytes: the Hub's file must be the one the catalog describes."""
+    """Before fetching gigabytes: the Hub's file must be the one the catalog describes (its
+    sha256, and its exact size where the catalog knows it)."""
+    exact = plan.exact_size
+    if exact is not None and remote.size is not None and remote.size != exact:
+        raise VerifyFailedError(
+            f"{plan.name} on {request.repo} is not the file the catalog describes: the server "
+            f"lists {remote.size:,} bytes where the catalog knows it has exactly {exact:,}; "
+            "nothing was downloaded. A mirror may be serving another file under this name; "
+            "`llm-scout catalog refresh` updates the catalog if the file really changed."
+        )
     if plan.expected_sha256 and remote.sha256 and plan.expected_sha256 != remote.sha256:
         raise VerifyFailedError(
             f"{plan.name} on {request.repo} is not the file the catalog describes (the Hub says "

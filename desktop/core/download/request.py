@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from desktop.core.catalog import Variant
+from desktop.core.catalog import Variant, VariantFile
 from desktop.core.download.errors import DiskFullError, UnsafeNameError
 from desktop.core.download.files import FilePlan, installed_record
 from desktop.core.errors import DownloadError
@@ -65,11 +65,13 @@ def unsafe_name_reason(name: str) -> str | None:
 @dataclass(frozen=True)
 class FileSpec:
     """One file to fetch: its path in the repo and, when the catalog knows them, its sha256
-    (then verification is against it) and size."""
+    (then verification is against it) and size; ``size_exact``: the size is the file's real
+    byte count (a file of any other size is refused), not an estimate."""
 
     name: str
     sha256: str | None = None
     size_bytes: int | None = None
+    size_exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,8 @@ class DownloadRequest:
             final = _inside(folder, spec.name, self.repo)
             partial = _inside(partials, spec.name + ".part", self.repo)
             sha256 = spec.sha256.lower() if spec.sha256 else None
-            out.append(FilePlan(spec.name, final, partial, sha256, spec.size_bytes))
+            exact = spec.size_bytes if spec.size_exact else None
+            out.append(FilePlan(spec.name, final, partial, sha256, spec.size_bytes, exact))
         return out
 
 
@@ -173,13 +176,31 @@ def request_for_files(
 
 
 def request_for_variant(variant: Variant, *, dest: Path | None = None) -> DownloadRequest:
-    """Every file of a catalog variant, with the catalog's sha256 where it has one."""
+    """Every file of a catalog variant, with the catalog's sha256 where it has one, and its
+    size, exact where the catalog knows it (:func:`exact_size`)."""
     return DownloadRequest(
         variant.repo,
-        tuple(FileSpec(f.name, f.sha256, f.size_bytes) for f in variant.files),
+        tuple(
+            FileSpec(f.name, f.sha256, f.size_bytes, exact_size(variant, f) is not None)
+            for f in variant.files
+        ),
         dest=dest,
         variant_id=variant.id,
     )
+
+
+def exact_size(variant: Variant, file: VariantFile) -> int | None:
+    """The file's real byte count when the catalog knows it, else None (an estimate): a size
+    verified against the Hub (a refresh, or an earlier verified download), or the size of the
+    demo package's copy of a one-file variant when the catalog gives the same number."""
+    if file.size_bytes is None:
+        return None
+    if file.verified:
+        return file.size_bytes
+    demo = variant.local_demo
+    if demo is not None and len(variant.files) == 1 and demo.size_bytes == file.size_bytes:
+        return file.size_bytes
+    return None
 
 
 def installed_path(variant: Variant, models_dir: Path) -> Path | None:

@@ -22,9 +22,12 @@ from desktop.core.engine import protocol
 if TYPE_CHECKING:
     from desktop.core.engine.backend import EngineBackend, Measures
     from desktop.core.engine.bench import BenchResult, BenchRun, BenchSettings, run_bench
-    from desktop.core.engine.chat import Answer, Conversation, Turn
+    from desktop.core.engine.chat import Answer, Conversation, Turn, worker_gone
     from desktop.core.engine.client import EngineClient, worker_command
+    from desktop.core.engine.cpu_threads import default_threads
+    from desktop.core.engine.cpu_use import CpuUse
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
+    from desktop.core.engine.log_lines import log_excerpt
     from desktop.core.engine.logits import Scores, decode_ints, encode_ints, unpack_scores
     from desktop.core.engine.managed import (
         READY_TIMEOUT_S,
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
     )
     from desktop.core.engine.memory import ProcessMemory
     from desktop.core.engine.metrics import (
+        LIVE_WINDOW_S,
         GenerationMeter,
         GenerationMetrics,
         MemorySample,
@@ -60,7 +64,6 @@ if TYPE_CHECKING:
         LoadSettings,
         Prediction,
         Session,
-        auto_flash_attn,
         engine_info,
     )
     from desktop.core.engine.templates import family_template_name, template_names
@@ -70,11 +73,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Answer": ("chat", "Answer"),
     "Conversation": ("chat", "Conversation"),
     "Turn": ("chat", "Turn"),
+    "worker_gone": ("chat", "worker_gone"),
     "BenchResult": ("bench", "BenchResult"),
     "BenchRun": ("bench", "BenchRun"),
     "BenchSettings": ("bench", "BenchSettings"),
     "run_bench": ("bench", "run_bench"),
     "EngineClient": ("client", "EngineClient"),
+    "default_threads": ("cpu_threads", "default_threads"),
+    "CpuUse": ("cpu_use", "CpuUse"),
     "worker_command": ("client", "worker_command"),
     "BufferProjection": ("dryrun", "BufferProjection"),
     "DryRun": ("dryrun", "DryRun"),
@@ -87,6 +93,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "encode_ints": ("logits", "encode_ints"),
     "unpack_scores": ("logits", "unpack_scores"),
     "ProcessMemory": ("memory", "ProcessMemory"),
+    "log_excerpt": ("log_lines", "log_excerpt"),
+    "LIVE_WINDOW_S": ("metrics", "LIVE_WINDOW_S"),
     "GenerationMeter": ("metrics", "GenerationMeter"),
     "GenerationMetrics": ("metrics", "GenerationMetrics"),
     "MemorySample": ("metrics", "MemorySample"),
@@ -119,13 +127,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Session": ("run", "Session"),
     "EngineInfo": ("run", "EngineInfo"),
     "engine_info": ("run", "engine_info"),
-    "auto_flash_attn": ("run", "auto_flash_attn"),
     "family_template_name": ("templates", "family_template_name"),
     "template_names": ("templates", "template_names"),
     "worker_main": ("worker", "main"),
 }
 
 __all__ = [
+    "LIVE_WINDOW_S",
     "READY_TIMEOUT_S",
     "Answer",
     "BenchResult",
@@ -133,6 +141,7 @@ __all__ = [
     "BenchSettings",
     "BufferProjection",
     "Conversation",
+    "CpuUse",
     "CrossCheck",
     "DryRun",
     "DryRunError",
@@ -160,9 +169,9 @@ __all__ = [
     "WorkerError",
     "add_rpc_server_arguments",
     "add_rpc_servers",
-    "auto_flash_attn",
     "cross_check",
     "decode_ints",
+    "default_threads",
     "dry_run",
     "encode_ints",
     "endpoint_from_spec",
@@ -170,6 +179,7 @@ __all__ = [
     "error_pct",
     "family_template_name",
     "is_remote_spec",
+    "log_excerpt",
     "mean_sd",
     "protocol",
     "run_bench",
@@ -182,6 +192,7 @@ __all__ = [
     "vllm_available",
     "vllm_server",
     "worker_command",
+    "worker_gone",
     "worker_main",
 ]
 

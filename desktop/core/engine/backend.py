@@ -23,6 +23,7 @@ from desktop.core.engine import protocol as p
 from desktop.core.engine.memory import ProcessMemory
 from desktop.core.engine.metrics import MemoryPhases
 from desktop.core.engine.request import Request
+from desktop.core.kv_cache import CacheType
 
 TimingSource = Literal["client", "server"]
 MemorySource = Literal["process", "server", "unknown"]
@@ -80,7 +81,7 @@ class EngineBackend(Protocol):
         n_batch: int = ...,
         flash_attn: bool = ...,
         template: str | None = ...,
-        cache_type: p.CacheType = ...,
+        cache_type: CacheType = ...,
     ) -> Request: ...
 
     def generate(

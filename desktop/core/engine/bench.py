@@ -14,6 +14,7 @@ prediction for the same settings and the bandwidth roofline for this hardware.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +22,13 @@ from typing import Any
 
 from desktop.core.engine import protocol as p
 from desktop.core.engine.backend import EngineBackend
+from desktop.core.engine.cpu_use import CpuUse, cpu_use_between
 from desktop.core.engine.metrics import error_pct, mean_sd
 from desktop.core.engine.request import WorkerError
 from desktop.core.engine.run import LoadSettings, Prediction, Session
 from desktop.core.errors import UsageError
-from desktop.core.fit import FitTarget
-from desktop.core.hardware import HardwareProfile
+from desktop.core.fit import FitTarget, device_of
+from desktop.core.hardware import HardwareProfile, usable_cpus
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,18 @@ class BenchResult:
     prediction: Prediction
     timing_source: str = "client"
     remote: bool = False
+    # Who had the CPU during the counted runs (None: not measured, e.g. a server).
+    cpu: CpuUse | None = None
+
+    @property
+    def busy_reason(self) -> str | None:
+        """Why this benchmark was made under contention (then it does not calibrate), or None."""
+        return self.cpu.busy_reason(self._cpu_bound) if self.cpu is not None else None
+
+    @property
+    def _cpu_bound(self) -> bool:
+        loaded = self.loaded
+        return device_of(loaded.n_gpu_layers, loaded.n_layer, loaded.gpu_offload) != "gpu"
 
     def stat(self, name: str) -> tuple[float, float]:
         """(mean, sd) of one field of the runs."""
@@ -118,6 +132,7 @@ class BenchResult:
             "runs": [dataclasses.asdict(r) for r in self.runs],
             "remote": self.remote,
             "timing_source": self.timing_source,
+            "cpu": self.cpu.to_dict(self._cpu_bound) if self.cpu is not None else None,
         }
 
 
@@ -146,9 +161,13 @@ def run_bench(
             bench_prompt(settings.pp, loaded.n_vocab) if loaded.n_vocab else bench_text(settings.pp)
         )
         _one_run(session, prompt, settings.tg, sources)  # warm-up, not counted
+        session.client.sample_memory()
+        counted_from = time.perf_counter()
         runs = tuple(
             _one_run(session, prompt, settings.tg, sources) for _ in range(settings.repetitions)
         )
+        session.client.sample_memory()
+        counted_to = time.perf_counter()
         samples = session.client.memory_snapshot(since=session.loaded_at)
     rss = [m.rss_bytes for m in samples]
     vram = [m.vram_bytes for m in samples if m.vram_bytes is not None]
@@ -173,6 +192,13 @@ def run_bench(
         prediction=prediction,
         timing_source="server" if "server" in sources else "client",
         remote=client is not None and loaded.architecture == "remote",
+        cpu=cpu_use_between(
+            samples,
+            counted_from,
+            counted_to,
+            usable_cpus=usable_cpus(),
+            n_threads=loaded.n_threads,
+        ),
     )
 
 

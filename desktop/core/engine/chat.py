@@ -5,8 +5,11 @@
 turns are dropped (the system prompt is kept) and the turn is sent again, and the answer says
 how many turns went (:attr:`Answer.dropped_turns`). A turn that does not fit even alone raises
 the worker's ``context_overflow`` error with a hint to clear the conversation. An answer stopped
-by the user keeps what came, marked as cancelled. :meth:`Conversation.to_markdown` and
-:meth:`Conversation.to_dict` save a transcript with the settings and the metrics of each answer.
+by the user keeps what came, marked as cancelled. A worker that dies does not end the
+conversation: what it answered so far is kept, marked as crashed, and
+:meth:`Conversation.restart` starts a new one with the model; a worker found dead when a message
+is sent is restarted first. :meth:`Conversation.to_markdown` and :meth:`Conversation.to_dict`
+save a transcript with the settings and the metrics of each answer.
 """
 
 from __future__ import annotations
@@ -20,8 +23,16 @@ from desktop.core.engine import protocol as p
 from desktop.core.engine.metrics import RunReport
 from desktop.core.engine.request import Request, WorkerError
 from desktop.core.engine.run import Session
+from desktop.core.errors import is_fatal
 
 OVERFLOW_KIND = "engine.context_overflow"
+
+
+def worker_gone(error: BaseException) -> bool:
+    """Whether ``error`` says the engine is gone (restart it to go on): one of the kinds that
+    end a run (:func:`desktop.core.errors.is_fatal`, the one list of them)."""
+    kind = getattr(error, "kind", None)
+    return isinstance(kind, str) and is_fatal(kind)
 
 
 @dataclass(frozen=True)
@@ -77,12 +88,26 @@ class Conversation:
     def set_system(self, text: str | None) -> None:
         self.system = text or None
 
-    def ask(self, text: str, on_text: Callable[[str], None] | None = None) -> Answer:
+    def ask(
+        self,
+        text: str,
+        on_text: Callable[[str], None] | None = None,
+        on_restart: Callable[[str], None] | None = None,
+    ) -> Answer:
         """Send ``text`` with as much history as fits; stream the answer to ``on_text``.
 
         KeyboardInterrupt (or :meth:`cancel` from another thread) stops the answer: what came
-        is kept in the history with ``finish_reason == "cancelled"`` and returned.
+        is kept in the history with ``finish_reason == "cancelled"`` and returned. A worker
+        found dead before the message goes out is restarted first, and ``on_restart`` gets the
+        sentence saying how it had ended. A worker that dies during the answer raises its
+        WorkerError (:func:`worker_gone` is true) after what came was kept as ``crashed``.
         """
+        client = self.session.client
+        if not client.alive and self.session.loaded is not None:
+            why = getattr(client, "exit_sentence", None) or "The engine worker had stopped."
+            self.restart()
+            if on_restart is not None:
+                on_restart(why)
         start = 0
         while True:
             history = [*self.messages(start), p.ChatMessage("user", text)]
@@ -111,6 +136,9 @@ class Conversation:
                             "a shorter one, or load the model with a larger context.",
                         )
                     ) from exc
+                if worker_gone(exc):
+                    report = self.session.report(request)
+                    self._keep(text, request.text, "crashed", report, start)
                 raise
             except KeyboardInterrupt:
                 report = self.session.report(request)
@@ -121,6 +149,10 @@ class Conversation:
             report = self.session.report(request)
             self._keep(text, request.text, done.finish_reason, report, start)
             return Answer(request.text, done.finish_reason, report, start)
+
+    def restart(self) -> None:
+        """Start a new worker with the same model and settings; the conversation stays."""
+        self.session.reopen()
 
     def cancel(self) -> None:
         """Stop the answer being generated (from another thread); it ends as cancelled."""

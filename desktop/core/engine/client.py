@@ -24,6 +24,7 @@ import itertools
 import logging
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -37,10 +38,13 @@ from typing import IO, Any
 from desktop.core import threads
 from desktop.core.engine import protocol as p
 from desktop.core.engine.backend import Measures
+from desktop.core.engine.log_lines import log_excerpt
 from desktop.core.engine.memory import MemorySampler, NvmlReader, ProcessMemory
 from desktop.core.engine.metrics import MemoryPhases
 from desktop.core.engine.request import Request, WorkerError
+from desktop.core.engine.worker_support import PARENT_PID_ENV
 from desktop.core.errors import EngineError
+from desktop.core.kv_cache import CacheType
 
 __all__ = ["EngineClient", "Request", "WorkerError", "worker_command"]
 
@@ -114,6 +118,14 @@ class EngineClient:
     @property
     def returncode(self) -> int | None:
         return self._proc.returncode if self._proc is not None else None
+
+    @property
+    def exit_sentence(self) -> str | None:
+        """How the worker ended, in one sentence (None while it runs or before it started)."""
+        proc = self._proc
+        if proc is None or proc.poll() is None:
+            return None
+        return _crash_message(proc, list(self._stderr))
 
     def start(self, timeout: float = START_TIMEOUT_S) -> p.Ready:
         """Spawn the worker and wait for its ``ready`` event (protocol version checked)."""
@@ -218,7 +230,7 @@ class EngineClient:
         n_batch: int = 512,
         flash_attn: bool = False,
         template: str | None = None,
-        cache_type: p.CacheType = "f16",
+        cache_type: CacheType = "f16",
     ) -> Request:
         """Send ``load``; ``.result()`` on the returned request gives the ``Loaded`` event.
         ``cache_type`` is the KV cache's type (a quantized one needs ``flash_attn``)."""
@@ -400,6 +412,11 @@ class EngineClient:
         """The last lines the worker wrote to stderr (llama.cpp's log), at most ``max_chars``."""
         return "\n".join(list(self._stderr)[-lines:])[-max_chars:]
 
+    def stderr_excerpt(self) -> str:
+        """The lines of llama.cpp's log that explain a failure (:func:`log_excerpt`): what a
+        failure's detail carries."""
+        return log_excerpt(self._stderr)
+
     def _stderr_sentence(self) -> str:
         last = next((line for line in reversed(self._stderr) if line.strip()), "")
         return (last.strip() or "no message") + ("" if last.endswith(".") else ".")
@@ -422,6 +439,7 @@ class EngineClient:
         current = env.get("PYTHONPATH", "")
         if root not in current.split(os.pathsep):
             env["PYTHONPATH"] = root + (os.pathsep + current if current else "")
+        env[PARENT_PID_ENV] = str(os.getpid())  # the worker ends when this process does
         return env
 
     def _next_id(self, prefix: str) -> str:
@@ -524,9 +542,11 @@ class EngineClient:
             if self._closing and not open_requests:
                 self._ready_queue.put(None)
                 return
-            failure = p.Error(None, "crashed", _crash_message(proc), self.stderr_tail())
+            failure = p.Error(
+                None, "crashed", _crash_message(proc, list(self._stderr)), self.stderr_excerpt()
+            )
         else:
-            failure = p.Error(None, failure.kind, failure.message, self.stderr_tail())
+            failure = p.Error(None, failure.kind, failure.message, self.stderr_excerpt())
         self._failed = True
         self._ready_queue.put(failure if self.ready is None else None)
         t = time.perf_counter()
@@ -569,7 +589,8 @@ class EngineClient:
             self._sampler.stop()
 
 
-def _crash_message(proc: subprocess.Popen[bytes] | None) -> str:
+def _crash_message(proc: subprocess.Popen[bytes] | None, stderr: Sequence[str] = ()) -> str:
+    """How the worker ended, with llama.cpp's last words when it said what went wrong."""
     code = proc.returncode if proc is not None else None
     if code is not None and code < 0:
         try:
@@ -577,5 +598,31 @@ def _crash_message(proc: subprocess.Popen[bytes] | None) -> str:
         except ValueError:
             name = f"signal {-code}"
         hint = " (often the system's out-of-memory killer)" if name == "SIGKILL" else ""
-        return f"The engine worker was killed by {name}{hint}."
-    return f"The engine worker stopped unexpectedly (exit status {code})."
+        ended = f"The engine worker was killed by {name}{hint}"
+    else:
+        ended = f"The engine worker stopped unexpectedly (exit status {code})"
+    said = last_words(stderr)
+    return f"{ended}; its last words: {said}" if said else f"{ended}."
+
+
+# What a dying llama.cpp (or the C++ runtime, or Python) writes about why.
+_FAILURE = re.compile(
+    r"GGML_ASSERT|GGML_ABORT|\berror\b|\bfailed\b|\bfatal\b|\babort|terminate called|"
+    r"what\(\):|exception|segmentation fault|out of memory|\bcannot\b|\bunable\b",
+    re.IGNORECASE,
+)
+# A frame of the backtrace ggml prints after its message: "lib.so(ggml_abort+0x11f) [0x7f..]".
+_FRAME = re.compile(r"\+0x[0-9a-f]+\)\s*\[0x[0-9a-f]+\]|^#\d+\s", re.IGNORECASE)
+LAST_WORDS_CHARS = 300
+
+
+def last_words(lines: Sequence[str], look_back: int = STDERR_LINES) -> str | None:
+    """The last line of a worker's stderr that says something went wrong (an assertion, an
+    error, an exception), shortened to one line; None when none does."""
+    for line in reversed(list(lines)[-look_back:]):
+        text = " ".join(line.split())
+        if text and _FAILURE.search(text) and not _FRAME.search(text):
+            if len(text) > LAST_WORDS_CHARS:
+                text = text[: LAST_WORDS_CHARS - 1] + "…"
+            return text if text.endswith((".", "!", "?", "…")) else f"{text}."
+    return None

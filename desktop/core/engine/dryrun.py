@@ -42,14 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.core.errors import EngineError
+from desktop.core.errors import EngineError, UsageError
+from desktop.core.kv_cache import CACHE_TYPES, GGML_TYPE_IDS, check_flash_attn
 
 DEFAULT_TIMEOUT_S = 60.0
 MIB = 1024 * 1024
 N_BATCH = 512  # the engine's n_batch and n_ubatch (llama-cpp-python's defaults)
 DRY_RUN_FLAG = "--dry-run"
 BREAKDOWN_SYMBOL = "_Z26llama_get_memory_breakdownPK13llama_context"
-GGML_CACHE_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}  # as the worker's
 DEVICE_TYPE_CPU = 0  # GGML_BACKEND_DEVICE_TYPE_CPU
 LOG_LINES = 5000  # enough for a whole load's log
 
@@ -177,8 +177,8 @@ def dry_run(
 
     if n_ctx < 1:
         raise DryRunError(f"The context length must be at least 1, not {n_ctx}.")
-    if cache_type not in GGML_CACHE_TYPES:
-        raise DryRunError(f"Unknown KV cache type {cache_type!r}; use f16, q8_0 or q4_0.")
+    if cache_type not in CACHE_TYPES:
+        raise DryRunError(f"Unknown KV cache type {cache_type!r}; use {', '.join(CACHE_TYPES)}.")
     spec = {
         "path": str(Path(path)),
         "n_ctx": int(n_ctx),
@@ -304,8 +304,9 @@ def child_main(spec_text: str, out_fd: int) -> int:
     """Run one dry run in this process (the worker's ``--dry-run SPEC``); answers are JSON
     lines on ``out_fd``: ``{"result": ...}`` (the log's, then the breakdown's) or
     ``{"error": kind, "message": sentence}``."""
+    from desktop.core.engine.cpu_threads import default_threads
     from desktop.core.engine.loadcheck import LoadFailure, check_model_file, classify_load_failure
-    from desktop.core.engine.worker_support import LlamaLog, physical_cores
+    from desktop.core.engine.worker_support import LlamaLog
 
     def send(message: dict[str, Any]) -> None:
         data = (json.dumps(message) + "\n").encode()
@@ -327,14 +328,10 @@ def child_main(spec_text: str, out_fd: int) -> int:
     except LoadFailure as exc:
         send({"error": exc.kind, "message": str(exc)})
         return 1
-    if cache_type != "f16" and not flash_attn:
-        send(
-            {
-                "error": "invalid_request",
-                "message": f"A {cache_type} KV cache needs flash attention: llama.cpp cannot "
-                "create a quantized V cache without it.",
-            }
-        )
+    try:
+        check_flash_attn(cache_type, flash_attn)
+    except UsageError as exc:
+        send({"error": "invalid_request", "message": exc.message})
         return 1
     try:
         import llama_cpp.llama_cpp as lc
@@ -360,14 +357,14 @@ def child_main(spec_text: str, out_fd: int) -> int:
     cparams.n_ctx = n_ctx
     cparams.n_batch = min(n_ctx, N_BATCH)
     cparams.n_ubatch = min(cparams.n_batch, N_BATCH)
-    threads = int(n_threads or physical_cores())
+    threads = default_threads(n_threads)
     cparams.n_threads = threads
     cparams.n_threads_batch = threads
     cparams.flash_attn_type = (
         lc.LLAMA_FLASH_ATTN_TYPE_ENABLED if flash_attn else lc.LLAMA_FLASH_ATTN_TYPE_DISABLED
     )
     if cache_type != "f16":
-        cparams.type_k = cparams.type_v = GGML_CACHE_TYPES[cache_type]
+        cparams.type_k = cparams.type_v = GGML_TYPE_IDS[cache_type]
     ctx = lc.llama_init_from_model(model, cparams)
     if not ctx:
         failure = classify_load_failure(

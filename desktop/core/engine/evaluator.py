@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from desktop.core.engine import protocol as p
+from desktop.core.engine.cpu_threads import default_threads
 from desktop.core.engine.loadcheck import LoadFailure, check_model_file
 from desktop.core.engine.logits import (
     Scores,
@@ -40,7 +41,7 @@ from desktop.core.engine.logits import (
     pack_scores,
     score_rows,
 )
-from desktop.core.engine.worker_support import LlamaLog, ProgressThrottle, physical_cores
+from desktop.core.engine.worker_support import LlamaLog, ProgressThrottle
 
 LOGITS_BUDGET_BYTES = 128 << 20  # llama.cpp's logits buffer for one decode's scored positions
 SCORE_BLOCK_BYTES = 2 << 20  # rows scored at a time (NumPy scratch), about an L2 cache
@@ -281,7 +282,7 @@ class Evaluator:
         params = lc.llama_model_quantize_default_params()
         params.ftype = cmd.ftype
         params.allow_requantize = cmd.allow_requantize
-        params.nthread = cmd.n_threads or physical_cores()
+        params.nthread = default_threads(cmd.n_threads)
         self._log.mark()
         started = time.perf_counter()
         self._log.listener = listen

@@ -14,6 +14,7 @@ an instant that matters (load finished, first token).
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 import time
@@ -49,6 +50,11 @@ class ProcessMemory:
     # pages of mapped files (the model file) that the OS can drop and read again.
     private_bytes: int | None = None
     file_bytes: int | None = None
+    # CPU clocks at the same instant (seconds; see desktop/core/engine/cpu_use.py): the
+    # process's CPU time, the reading process's own, and the busy time of the CPUs it may use.
+    cpu_s: float | None = None
+    own_cpu_s: float | None = None
+    busy_s: float | None = None
 
     def as_sample(self) -> MemorySample:
         """The reading as the metrics module counts it."""
@@ -58,6 +64,9 @@ class ProcessMemory:
             vram_bytes=self.vram_bytes,
             private_bytes=self.private_bytes,
             file_bytes=self.file_bytes,
+            cpu_s=self.cpu_s,
+            own_cpu_s=self.own_cpu_s,
+            busy_s=self.busy_s,
         )
 
 
@@ -192,14 +201,26 @@ def read_process_memory(
     try:
         handle = process if process is not None else psutil.Process(pid)
         info = handle.memory_info()
+        times = handle.cpu_times()
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return None
+    own = os.times()
+    cpu_s = float(times.user + times.system)
+    own_cpu_s = float(own.user + own.system)
+    busy_s = cpu_busy_seconds()
     rss = int(info.rss)
     private, file_backed = split_rss(info)
     gpu = nvml.read(pid) if nvml is not None else None
     if gpu is None:
         return ProcessMemory(
-            t=t, pid=pid, rss_bytes=rss, private_bytes=private, file_bytes=file_backed
+            t=t,
+            pid=pid,
+            rss_bytes=rss,
+            private_bytes=private,
+            file_bytes=file_backed,
+            cpu_s=cpu_s,
+            own_cpu_s=own_cpu_s,
+            busy_s=busy_s,
         )
     return ProcessMemory(
         t=t,
@@ -211,7 +232,34 @@ def read_process_memory(
         gpu_util_pct=gpu.util_pct,
         private_bytes=private,
         file_bytes=file_backed,
+        cpu_s=cpu_s,
+        own_cpu_s=own_cpu_s,
+        busy_s=busy_s,
     )
+
+
+def cpu_busy_seconds() -> float | None:
+    """Busy time (not idle, not waiting for I/O) summed over the CPUs this process may use,
+    in seconds since boot; None where the OS does not say."""
+    import psutil
+
+    try:
+        per_cpu = psutil.cpu_times(percpu=True)
+    except (OSError, AttributeError):  # pragma: no cover - every supported OS has them
+        return None
+    allowed: set[int] | None = None
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            allowed = set(os.sched_getaffinity(0))
+        except OSError:  # pragma: no cover
+            allowed = None
+    total = 0.0
+    for index, cpu in enumerate(per_cpu):
+        if allowed is not None and index not in allowed:
+            continue
+        idle = cpu.idle + getattr(cpu, "iowait", 0.0)
+        total += sum(cpu) - idle - getattr(cpu, "guest", 0.0) - getattr(cpu, "guest_nice", 0.0)
+    return total
 
 
 class MemorySampler:

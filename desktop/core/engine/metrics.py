@@ -10,7 +10,10 @@ Definitions:
 - generation tokens/s: ``(n - 1) / (t_last - t_first)`` over the token arrival times seen by the
   client; a batch of ``k`` tokens arriving at ``t`` counts as ``k`` tokens at ``t``. The first
   token only starts the clock, so ``n < 2`` (or no elapsed time) gives ``None``.
-- live tokens/s: tokens that arrived in the last ``window_s`` seconds, divided by ``window_s``.
+- live tokens/s (:meth:`GenerationMeter.live_rate`, what the window shows while an answer
+  streams): the generation tokens/s so far during the first ``LIVE_WINDOW_S`` after the first
+  token, then the tokens that arrived in the last ``LIVE_WINDOW_S`` seconds divided by it
+  (:meth:`GenerationMeter.live_tokens_per_s` for any window).
 - per-second series: the tokens/s of each whole second since the first token, with right-closed
   bins ``(t_first + i, t_first + i + 1]``; the first batch counts all but its first token in
   bin 0, so the bins of a steady stream all read the same rate and sum to ``n - 1`` when the run
@@ -29,7 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from desktop.core.engine.cpu_use import CpuUse, cpu_use_between
+
 __all__ = [
+    "LIVE_WINDOW_S",
     "GenerationMeter",
     "GenerationMetrics",
     "MemoryPhases",
@@ -43,6 +49,9 @@ __all__ = [
 # Timestamps are differences of perf_counter floats: 11.3 - 10.3 is 1.0000000000000009, which
 # must still land in the first second. A nanosecond of slack is far below any clock we read.
 _EPS = 1e-9
+
+#: The live tokens/s counts the tokens of the last second.
+LIVE_WINDOW_S = 1.0
 
 
 def generation_tokens_per_s(n_tokens: int, t_first: float, t_last: float) -> float | None:
@@ -153,6 +162,11 @@ class GenerationMeter:
     def t_first(self) -> float | None:
         return self._t_first
 
+    @property
+    def batches(self) -> int:
+        """How many batches of tokens arrived (the worker sends one every 40 ms or so)."""
+        return len(self._arrivals)
+
     def ttft_ms(self) -> float | None:
         if self._t_sent is None or self._t_first is None:
             return None
@@ -173,6 +187,17 @@ class GenerationMeter:
         up_to_now = cumulative[end_index - 1] if end_index else 0
         up_to_start = cumulative[start_index - 1] if start_index else 0
         return (up_to_now - up_to_start) / window_s
+
+    def live_rate(self, now: float) -> float | None:
+        """The live tokens/s at ``now`` (the module's definition): within ``LIVE_WINDOW_S`` of
+        the first token the rate so far (the window is not full yet), then the tokens of the
+        last ``LIVE_WINDOW_S``; None below two tokens, as the generation rate."""
+        t_first = self._t_first
+        if t_first is None or self._generated < 2:
+            return None
+        if now - t_first < LIVE_WINDOW_S:
+            return generation_tokens_per_s(self._generated, t_first, self._t_last or t_first)
+        return self.live_tokens_per_s(now, LIVE_WINDOW_S)
 
     def _per_second(self) -> tuple[float, ...]:
         if self._t_first is None or self._t_last is None:
@@ -218,6 +243,11 @@ class MemorySample:
     vram_bytes: int | None = None
     private_bytes: int | None = None  # RSS without mapped files: must stay free
     file_bytes: int | None = None  # mapped file pages the OS can drop
+    # CPU clocks at the same instant (see cpu_use.py): the worker's, the reader's own, and the
+    # busy time of the CPUs the reader may use.
+    cpu_s: float | None = None
+    own_cpu_s: float | None = None
+    busy_s: float | None = None
 
 
 class MemoryPhases:
@@ -290,6 +320,19 @@ class MemoryPhases:
     def peak_file(self) -> int | None:
         return max((s.file_bytes for s in self._window() if s.file_bytes is not None), default=None)
 
+    def cpu_use(self, n_threads: int | None = None) -> CpuUse | None:
+        """Who had the CPU from the first token to the end of the answer (None: too short, or
+        no CPU clocks in the readings)."""
+        from desktop.core.hardware import usable_cpus
+
+        return cpu_use_between(
+            self.samples,
+            self._t_first_token,
+            self._t_done,
+            usable_cpus=usable_cpus(),
+            n_threads=n_threads,
+        )
+
 
 @dataclass(frozen=True)
 class RunReport:
@@ -317,6 +360,15 @@ class RunReport:
     memory_source: str = "process"
     server_vram_bytes: int | None = None
     kv_cache_usage_pct: float | None = None
+    # Who had the CPU while the answer was generated (None: not measured, e.g. a server), and
+    # whether llama.cpp's threads did the work on the CPU (not every layer on a GPU).
+    cpu: CpuUse | None = None
+    cpu_bound: bool = True
+
+    @property
+    def busy_reason(self) -> str | None:
+        """Why this run was made under contention (then it does not calibrate), or None."""
+        return self.cpu.busy_reason(self.cpu_bound) if self.cpu is not None else None
 
     @classmethod
     def build(
@@ -336,6 +388,7 @@ class RunReport:
         memory_source: str = "process",
         server_vram_bytes: int | None = None,
         kv_cache_usage_pct: float | None = None,
+        cpu_bound: bool = True,
     ) -> RunReport:
         """A report from a finished meter and the memory phases of the same run."""
         return cls(
@@ -358,6 +411,8 @@ class RunReport:
             memory_source=memory_source,
             server_vram_bytes=server_vram_bytes,
             kv_cache_usage_pct=kv_cache_usage_pct,
+            cpu=memory.cpu_use(n_threads),
+            cpu_bound=cpu_bound,
         )
 
     def speed_warning(self, min_tokens: int = 16) -> str | None:
@@ -366,6 +421,12 @@ class RunReport:
         measured, predicted = self.metrics.tokens_per_s, self.predicted_tokens_per_s
         if measured is None or not predicted or self.metrics.generated_tokens < min_tokens:
             return None
+        busy = self.busy_reason
+        if busy is not None and measured < predicted * 0.9:
+            return (
+                f"Generation ran at {measured / predicted:.0%} of the predicted speed: {busy}, "
+                "so this run does not calibrate the estimates."
+            )
         if measured >= predicted / 2:
             return None
         threads = f" ({self.n_threads} threads)" if self.n_threads else ""
@@ -421,4 +482,5 @@ class RunReport:
             "memory_source": self.memory_source,
             "server_vram_bytes": self.server_vram_bytes,
             "kv_cache_usage_pct": self.kv_cache_usage_pct,
+            "cpu": self.cpu.to_dict(self.cpu_bound) if self.cpu is not None else None,
         }

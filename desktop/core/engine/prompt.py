@@ -11,8 +11,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 
-def render_messages(llm: Any, template: Any, messages: Sequence[Mapping[str, str]]) -> str:
-    """The prompt text for ``messages`` with the model's BOS/EOS token texts filled in."""
+def render_messages(
+    llm: Any,
+    template: Any,
+    messages: Sequence[Mapping[str, str]],
+    max_chars: int | None = None,
+) -> str:
+    """The prompt text for ``messages`` with the model's BOS/EOS token texts filled in
+    (``PromptTooLong`` past ``max_chars`` characters)."""
     from desktop.core.engine.templates import render_chat
 
     bos, eos = llm.token_bos(), llm.token_eos()
@@ -22,6 +28,7 @@ def render_messages(llm: Any, template: Any, messages: Sequence[Mapping[str, str
             messages,
             bos_token=llm._model.token_get_text(bos) if bos != -1 else "",
             eos_token=llm._model.token_get_text(eos) if eos != -1 else "",
+            max_chars=max_chars,
         )
     )
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias, Union
 
 from desktop.core.errors import EngineError
+from desktop.core.kv_cache import CacheType  # the load command's cache_type (decoded by its type)
 
 PROTOCOL_VERSION = 6
 
@@ -47,10 +48,19 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 # "length": max_tokens reached; "context": the context is full (the answer could not go on).
 FinishReason = Literal["stop", "length", "context", "cancelled", "unloaded"]
 
-# The KV cache's element type, for K and V alike (llama.cpp's type_k/type_v). A quantized V cache
-# needs flash attention: llama.cpp refuses to create the context without it.
-CacheType = Literal["f16", "q8_0", "q4_0"]
-CACHE_TYPES: tuple[str, ...] = ("f16", "q8_0", "q4_0")
+# The longest context a load may ask for: llama.cpp counts positions in 32-bit signed integers
+# (llama_pos), and llama-cpp-python sizes its token buffer with one; past it a context wraps
+# round (2**32 became "the model's default", 2**31 a negative array length).
+MAX_CTX = 2**31 - 1
+
+
+def too_long_context(n_ctx: int) -> str:
+    """The sentence for a context past :data:`MAX_CTX`."""
+    return (
+        f"A context of {n_ctx:,} tokens is more than llama.cpp can count (at most "
+        f"{MAX_CTX:,}); give a context the model can use."
+    )
+
 
 # Error kinds a worker or client reports. Front ends map them to their own sentences.
 ERROR_KINDS = frozenset(

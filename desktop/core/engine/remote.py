@@ -18,11 +18,19 @@ Bad servers end a request with one ``error`` event whose kind says what happened
 ``timeout``, ``disconnected``) and whose message is one plain sentence; text that had streamed
 stays in :attr:`Request.text` and the message says it was kept. ``cancel`` closes the stream;
 the request ends with ``done`` (``cancelled``) and keeps its partial answer.
+
+Limits that hold whatever the server does: the answer stops at ``max_tokens`` deltas (finish
+``length``) even when the server goes on; a server silent for ``stall_timeout_s`` (the
+``remote_timeout_s`` setting) is given up; an answer ends at an overall deadline of that timeout
+plus a second per token asked for (a server that drips keep-alives never reaches it otherwise);
+stream lines are capped (:data:`~desktop.core.engine.remote_stream.MAX_LINE_BYTES`) and bodies
+read whole (errors, the model list) are read only up to :data:`MAX_BODY_BYTES`.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 import time
@@ -45,15 +53,23 @@ from desktop.core.engine.remote_stream import (
     Usage,
     parse_chunk,
     sse_data,
+    sse_lines,
 )
 from desktop.core.engine.request import Request
 from desktop.core.errors import EngineError
+from desktop.core.kv_cache import CacheType
 
 __all__ = ["RemoteClient", "served_models"]
 
 log = logging.getLogger(__name__)
 #: How long a cancelled stream may take to notice its flag before the response is closed under it.
 CANCEL_GRACE_S = 1.0
+#: The slowest a server may answer before the overall deadline ends it: a second per token.
+MIN_TOKENS_PER_S = 1.0
+#: Tokens an answer without a ``max_tokens`` is given time for.
+UNBOUNDED_TOKENS = 4096
+#: The most of a body read whole (an error's text, the model list, /metrics).
+MAX_BODY_BYTES = 8 * 1024 * 1024
 
 _FINISH: Mapping[str, p.FinishReason] = {"stop": "stop", "length": "length", "eos": "stop"}
 
@@ -73,6 +89,7 @@ class _Stream:
 
     request: Request
     cancelled: threading.Event = field(default_factory=threading.Event)
+    expired: threading.Event = field(default_factory=threading.Event)  # past the deadline
     response: Any = None
     usage: Usage | None = None
     timings: Timings | None = None
@@ -177,7 +194,7 @@ class RemoteClient:
         n_batch: int = 512,
         flash_attn: bool = False,
         template: str | None = None,
-        cache_type: p.CacheType = "f16",
+        cache_type: CacheType = "f16",
     ) -> Request:
         """Check the endpoint and the model; the request ends with ``loaded`` or an error.
         ``path`` and the llama.cpp options are the server's business and are not sent."""
@@ -278,8 +295,8 @@ class RemoteClient:
         http = self._http
         if http is None:
             return 0, ""
-        response = http.get(url, headers=self._headers(), timeout=PROBE_TIMEOUT_S)
-        return response.status_code, response.text
+        with http.stream("GET", url, headers=self._headers(), timeout=PROBE_TIMEOUT_S) as response:
+            return response.status_code, _read_capped(response).decode("utf-8", "replace")
 
     def _deliver(self, request: Request, event: p.Event) -> None:
         request._deliver(event, time.perf_counter())
@@ -387,17 +404,28 @@ class RemoteClient:
         e = self.endpoint
         url = f"{e.base_url}/models"
         try:
-            response = self._http.get(url, headers=self._headers())
+            with self._http.stream("GET", url, headers=self._headers()) as response:
+                status, body = response.status_code, _read_capped(response)
         except httpx2.TimeoutException:
             raise _Failure(
                 "timeout",
-                f"The server at {e.base_url} did not answer within {e.stall_timeout_s:g} s.",
+                f"The server at {e.base_url} did not answer within {e.stall_timeout_s:g} s "
+                "(the remote_timeout_s setting).",
             ) from None
-        except httpx2.TransportError:
+        except httpx2.ConnectError:
             raise _Failure("refused", _refused(e)) from None
-        self._check_status(response.status_code, response.text, url)
+        except httpx2.RemoteProtocolError:
+            raise _Failure("malformed", _not_http(e)) from None
+        except httpx2.TransportError as exc:
+            raise _Failure(
+                "disconnected",
+                f"The server at {e.base_url} closed the connection without an answer "
+                f"({type(exc).__name__}).",
+            ) from None
+        text = body.decode("utf-8", "replace")
+        self._check_status(status, text, url)
         try:
-            data = response.json()
+            data = json.loads(body)
         except ValueError:
             raise _Failure(
                 "endpoint_not_found",
@@ -467,18 +495,25 @@ class RemoteClient:
         url = self.endpoint.base_url + path
         finish: str | None = None
         ended = False
+        max_tokens = command.params.max_tokens
+        deadline = threading.Timer(self._deadline_s(max_tokens), self._expire, (stream,))
+        deadline.daemon = True
+        deadline.start()
+        deltas = 0
         try:
             with self._http.stream("POST", url, json=payload, headers=self._headers()) as resp:
                 stream.response = resp
                 if resp.status_code != 200:
-                    self._check_status(
-                        resp.status_code, resp.read().decode("utf-8", "replace"), url
-                    )
-                for data in sse_data(resp.iter_lines()):
+                    body = _read_capped(resp).decode("utf-8", "replace")
+                    self._check_status(resp.status_code, body, url)
+                for data in sse_data(sse_lines(resp.iter_bytes())):
                     if stream.cancelled.is_set():
                         break
                     if data.strip() == DONE:
                         ended = True
+                        break
+                    if 0 < max_tokens <= deltas:
+                        finish, ended = "length", True  # the server went on past max_tokens
                         break
                     chunk = parse_chunk(data)
                     if chunk.error is not None:
@@ -490,6 +525,7 @@ class RemoteClient:
                         )
                     if chunk.text:
                         first = request.meter.t_first is None
+                        deltas += 1
                         self._deliver(request, p.Tokens(command.id, chunk.text, 1))
                         if first:
                             self._read_memory(stream)
@@ -507,11 +543,23 @@ class RemoteClient:
             self._end_failed(
                 stream,
                 "timeout",
-                f"The server sent nothing for {e.stall_timeout_s:g} s.{_kept(request)}",
+                f"The server sent nothing for {e.stall_timeout_s:g} s (the remote_timeout_s "
+                f"setting).{_kept(request)}",
             )
             return
         except httpx2.ConnectError:
             self._end_failed(stream, "refused", _refused(self.endpoint))
+            return
+        except httpx2.RemoteProtocolError as exc:
+            if stream.response is None:  # no HTTP answer at all: garbage, not a dropped line
+                self._end_failed(stream, "malformed", _not_http(self.endpoint))
+                return
+            self._end_failed(
+                stream,
+                "disconnected",
+                f"The server closed the connection in the middle of the answer "
+                f"({type(exc).__name__}).{_kept(request)}",
+            )
             return
         except (httpx2.TransportError, httpx2.StreamError) as exc:
             self._end_failed(
@@ -521,7 +569,11 @@ class RemoteClient:
                 f"({type(exc).__name__}).{_kept(request)}",
             )
             return
-        if stream.cancelled.is_set():
+        finally:
+            deadline.cancel()
+        if stream.expired.is_set():
+            self._end_failed(stream, "timeout", self._expired_sentence(max_tokens, request))
+        elif stream.cancelled.is_set():
             self._end_done(stream, "cancelled")
         elif not ended and finish is None:
             self._end_failed(
@@ -580,8 +632,30 @@ class RemoteClient:
         stream.memory_thread = thread
         threads.start(thread)
 
+    def _deadline_s(self, max_tokens: int) -> float:
+        tokens = max_tokens if max_tokens > 0 else UNBOUNDED_TOKENS
+        return self.endpoint.stall_timeout_s + tokens / MIN_TOKENS_PER_S
+
+    def _expire(self, stream: _Stream) -> None:
+        """The deadline timer: end the answer as if cancelled, reported as a timeout."""
+        if not stream.request.done:
+            stream.expired.set()
+            self._cancel_stream(stream)
+
+    def _expired_sentence(self, max_tokens: int, request: Request) -> str:
+        seconds = self._deadline_s(max_tokens)
+        return (
+            f"The server did not finish the answer within {seconds:g} s (the remote timeout of "
+            f"{self.endpoint.stall_timeout_s:g} s plus a second per token asked for)."
+            f"{_kept(request)}"
+        )
+
     def _end_failed(self, stream: _Stream, kind: str, message: str) -> None:
-        if stream.cancelled.is_set() and kind in ("disconnected", "timeout", "malformed"):
+        if stream.expired.is_set() and kind in ("disconnected", "timeout", "malformed"):
+            command = stream.request.command
+            max_tokens = command.params.max_tokens if isinstance(command, p.Generate) else 0
+            kind, message = "timeout", self._expired_sentence(max_tokens, stream.request)
+        elif stream.cancelled.is_set() and kind in ("disconnected", "timeout", "malformed"):
             self._end_done(stream, "cancelled")  # closing the stream ourselves broke it
             return
         self._record_measures(stream)
@@ -678,6 +752,25 @@ def _refused(e: RemoteEndpoint) -> str:
     return f"Nothing answers at {e.base_url}: the connection was refused (is the server running?)."
 
 
+def _not_http(e: RemoteEndpoint) -> str:
+    return (
+        f"The server at {e.base_url} answered with bytes that are not HTTP: it is not an "
+        "OpenAI-compatible server (or something else listens on that port)."
+    )
+
+
+def _read_capped(response: Any, limit: int = MAX_BODY_BYTES) -> bytes:
+    """A response's body, at most ``limit`` bytes of it (the rest is not read)."""
+    parts: list[bytes] = []
+    size = 0
+    for part in response.iter_bytes():
+        parts.append(part[: limit - size])
+        size += len(parts[-1])
+        if size >= limit:
+            break
+    return b"".join(parts)
+
+
 def _kept(request: Request) -> str:
     n = len(request.text)
     if not n:
@@ -687,8 +780,6 @@ def _kept(request: Request) -> str:
 
 def _server_message(body: str) -> str:
     """The server's own error message from a JSON error body, else its first line (short)."""
-    import json
-
     text = body.strip()
     try:
         data = json.loads(text)

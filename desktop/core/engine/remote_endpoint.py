@@ -13,7 +13,7 @@ The remote form of a model spec is the base URL with settings after ``@``:
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from desktop.core.errors import UsageError
@@ -92,6 +92,10 @@ class RemoteEndpoint:
         if value:
             return value
         return _keyring_key(self.base_url)
+
+    def with_timeout(self, seconds: float) -> RemoteEndpoint:
+        """The same endpoint, allowed ``seconds`` of silence (the ``remote_timeout_s`` setting)."""
+        return replace(self, stall_timeout_s=float(seconds))
 
     def to_dict(self) -> dict[str, str]:
         """What the history stores: never the key, only where it comes from."""

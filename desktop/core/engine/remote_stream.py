@@ -1,6 +1,9 @@
 """Server-sent events of an OpenAI-compatible streaming completion, parsed and checked.
 
-Pure functions over text: :func:`sse_data` turns the lines of a response into the ``data``
+Pure functions: :func:`sse_lines` cuts a response's bytes into text lines, each at most
+:data:`MAX_LINE_BYTES` long (a server that never ends a line is stopped there, not buffered: a
+700 MB line would otherwise be read whole) and strictly UTF-8 (bytes that are not text are
+called so); :func:`sse_data` turns the lines into the ``data``
 payloads of its events (``[DONE]`` included), :func:`parse_chunk` turns one payload into a
 :class:`Chunk` (the text of the delta, a finish reason, usage, llama-server's ``timings``, or
 an error the server reported mid-stream). Anything else raises :class:`MalformedStream` with a
@@ -10,11 +13,16 @@ sentence that quotes the start of what came.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 DONE = "[DONE]"
+#: The longest line a stream may send. One event is one JSON chunk of a few hundred bytes
+#: (a few KiB with log-probabilities); a line past this is not a stream of events.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 class MalformedStream(Exception):
@@ -65,6 +73,42 @@ class Chunk:
 def _preview(text: str, limit: int = 60) -> str:
     text = text.strip()
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def sse_lines(chunks: Iterable[bytes], max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[str]:
+    """The lines of a byte stream (ended by CRLF, LF or CR, as server-sent events may be),
+    decoded as UTF-8; :class:`MalformedStream` for a line longer than ``max_line_bytes`` (at
+    most that much is ever held) or bytes that are not UTF-8."""
+    buffer = bytearray()
+    for chunk in chunks:
+        buffer += chunk
+        start = 0
+        while True:
+            match = _LINE_END.search(buffer, start)
+            if match is None or (match.group() == b"\r" and match.end() == len(buffer)):
+                break  # no whole line yet (a CR at the end may be half of a CRLF)
+            yield _decode(buffer[start : match.start()])
+            start = match.end()
+        del buffer[:start]
+        if len(buffer) > max_line_bytes:
+            raise MalformedStream(
+                f"The server sent a line longer than {max_line_bytes:,} bytes "
+                f"(it starts {_preview(_decode(buffer[:60], strict=False))}); a stream's lines "
+                "hold one event each."
+            )
+    if buffer:
+        yield _decode(buffer.rstrip(b"\r"))
+
+
+def _decode(raw: bytes | bytearray, *, strict: bool = True) -> str:
+    try:
+        return bytes(raw).decode("utf-8")
+    except UnicodeDecodeError:
+        if not strict:
+            return bytes(raw).decode("utf-8", "replace")
+        raise MalformedStream(
+            f"The server sent bytes that are not text: {bytes(raw[:24])!r}..."
+        ) from None
 
 
 def sse_data(lines: Iterable[str]) -> Iterator[str]:

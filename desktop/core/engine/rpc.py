@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import os
 import re
 import socket
 import sys
@@ -31,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop.core.engine.cpu_threads import default_threads
 from desktop.core.errors import EngineError
 
 ADD_SERVER = "ggml_backend_rpc_add_server"
@@ -268,7 +268,7 @@ def serve(
     if not devices:
         raise EngineError("This machine has no ggml device to serve.")
     array = (ctypes.c_void_p * len(devices))(*devices)
-    n_threads = threads or max(1, (os.cpu_count() or 2) // 2)
+    n_threads = default_threads(threads)
     start(
         f"{host}:{port}".encode(),
         cache_dir.encode() if cache_dir else None,
@@ -289,7 +289,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port (50052)")
     parser.add_argument(
-        "--threads", type=int, default=None, help="CPU threads (default: half the CPUs)"
+        "--threads", type=int, default=None, help="CPU threads (default: the physical cores)"
     )
     parser.add_argument(
         "--cache-dir",

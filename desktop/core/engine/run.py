@@ -21,19 +21,13 @@ from desktop.core.engine.memory import ProcessMemory
 from desktop.core.engine.metrics import RunReport
 from desktop.core.engine.request import Request, WorkerError
 from desktop.core.errors import ScoutError, UsageError
-from desktop.core.fit import FitTarget, estimate
+from desktop.core.fit import FitTarget, device_of, estimate
 from desktop.core.hardware import HardwareProfile
+from desktop.core.kv_cache import CACHE_TYPES, CacheType, check_flash_attn
 
 log = logging.getLogger(__name__)
 
 MIN_CTX = 16
-
-
-def auto_flash_attn(cache_type: str) -> bool:
-    """Whether "auto" turns flash attention on: today only for a quantized KV cache, which
-    llama.cpp cannot make without it (the fit estimator assumes the same). The one place that
-    decides it, for the window and any other front end."""
-    return cache_type != "f16"
 
 
 @dataclass(frozen=True)
@@ -50,7 +44,7 @@ class LoadSettings:
     n_threads: int | None = None
     flash_attn: bool = False
     template: str | None = None
-    cache_type: p.CacheType = "f16"
+    cache_type: CacheType = "f16"
     rpc_servers: tuple[str, ...] = ()  # llama.cpp RPC servers, HOST:PORT (a GGML_RPC build)
 
     def __post_init__(self) -> None:
@@ -62,20 +56,18 @@ class LoadSettings:
                 raise UsageError(f"An RPC server is HOST:PORT, not {endpoint!r}.")
         if self.n_ctx < MIN_CTX:
             raise UsageError(f"The context must be at least {MIN_CTX} tokens, not {self.n_ctx}.")
+        if self.n_ctx > p.MAX_CTX:
+            raise UsageError(p.too_long_context(self.n_ctx))
         if self.n_gpu_layers < -1:
             raise UsageError(f"GPU layers must be -1 (all) or more, not {self.n_gpu_layers}.")
         if self.n_threads is not None and self.n_threads < 1:
             raise UsageError(f"Threads must be at least 1, not {self.n_threads}.")
-        if self.cache_type not in p.CACHE_TYPES:
+        if self.cache_type not in CACHE_TYPES:
             raise UsageError(
-                f"The KV cache type must be one of {', '.join(p.CACHE_TYPES)}, "
+                f"The KV cache type must be one of {', '.join(CACHE_TYPES)}, "
                 f"not {self.cache_type!r}."
             )
-        if self.cache_type != "f16" and not self.flash_attn:
-            raise UsageError(
-                f"A {self.cache_type} KV cache needs flash attention (llama.cpp cannot make a "
-                "quantized V cache without it)."
-            )
+        check_flash_attn(self.cache_type, self.flash_attn)
 
 
 @dataclass(frozen=True)
@@ -96,7 +88,7 @@ class Prediction:
         n_ctx: int,
         n_gpu_layers: int,
         prompt_tokens: int,
-        cache_type: p.CacheType = "f16",
+        cache_type: CacheType = "f16",
         flash_attn: bool | None = None,
         n_threads: int | None = None,
     ) -> Prediction:
@@ -186,6 +178,13 @@ class Session:
 
     def close(self) -> None:
         self.client.close()
+
+    def reopen(self, timeout: float | None = None) -> p.Loaded:
+        """A fresh worker with the model loaded again, after the last one died (the dead one
+        is reaped first); WorkerError when the new one refuses."""
+        self.client.close()
+        self.loaded = None
+        return self.open(timeout)
 
     @property
     def loaded_at(self) -> float | None:
@@ -278,6 +277,8 @@ class Session:
             memory_source=measures.memory_source,
             server_vram_bytes=measures.server_vram_bytes,
             kv_cache_usage_pct=measures.kv_cache_usage_pct,
+            cpu_bound=loaded is None
+            or device_of(loaded.n_gpu_layers, loaded.n_layer, loaded.gpu_offload) != "gpu",
         )
 
 

@@ -12,6 +12,10 @@ pass-through ``{% generation %}`` tag, ``tojson`` without ASCII escaping, and th
 variables. One difference on purpose: touching an unsafe attribute (``''.__class__``) is an
 error here, where plain jinja2 would quietly print nothing.
 
+The sandbox itself is :mod:`desktop.core.engine.template_sandbox` (size limits on ``*``, ``+``
+and ``**``); a render here also stops once its output passes ``max_chars``. Time and memory are
+limited by whoever renders (:mod:`desktop.core.engine.render_limits`, in the worker).
+
 The named templates (:data:`NAMED_TEMPLATES`) are copies of the real ones, kept verbatim in
 :mod:`desktop.core.engine.chat_template_texts`; ``plain`` is ours, for base models without any
 chat format.
@@ -19,29 +23,36 @@ chat format.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from functools import lru_cache
 from typing import Any, Literal
 
 import jinja2
-import jinja2.ext
-import jinja2.parser
-import jinja2.sandbox
-from jinja2 import nodes
 from jinja2.exceptions import SecurityError
 
 from desktop.core.engine.chat_template_texts import NAMED_TEMPLATES
+from desktop.core.engine.template_sandbox import (
+    MAX_POWER_BITS,
+    MAX_VALUE_ITEMS,
+    RaisedByTemplate,
+    TooLarge,
+    environment,
+    raise_exception,
+    strftime_now,
+)
 from desktop.core.errors import EngineError
 
 __all__ = [
+    "MAX_POWER_BITS",
+    "MAX_VALUE_ITEMS",
     "NAMED_TEMPLATES",
     "TEMPLATE_ALIASES",
     "ChatTemplate",
+    "PromptTooLong",
     "TemplateError",
+    "check_template",
     "choose_template",
     "family_template_name",
     "merge_system_into_user",
@@ -61,6 +72,14 @@ class TemplateError(EngineError):
     """A chat template could not be chosen, compiled or rendered."""
 
     kind = "engine.template"
+
+
+class PromptTooLong(TemplateError):
+    """The rendered prompt passed the ``max_chars`` it was given (``chars``)."""
+
+    def __init__(self, max_chars: int) -> None:
+        super().__init__(f"The prompt would be longer than {max_chars:,} characters.")
+        self.max_chars = max_chars
 
 
 @dataclass(frozen=True)
@@ -233,61 +252,6 @@ def special_token_texts(metadata: Mapping[str, Any]) -> tuple[str, str]:
     return text("tokenizer.ggml.bos_token_id"), text("tokenizer.ggml.eos_token_id")
 
 
-class _IgnoreGenerationTags(jinja2.ext.Extension):
-    """Pass-through for transformers' ``{% generation %}`` tag (as llama-cpp-python does)."""
-
-    tags = {"generation"}  # noqa: RUF012 - jinja2's own class attribute
-
-    def parse(self, parser: jinja2.parser.Parser) -> list[nodes.Node]:
-        parser.stream.skip(1)
-        return parser.parse_statements(("name:endgeneration",), drop_needle=True)
-
-
-class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
-    """The immutable sandbox, failing loudly on unsafe attributes instead of printing nothing."""
-
-    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
-        raise SecurityError(
-            f"access to attribute {attribute!r} of {type(obj).__name__!r} object is unsafe"
-        )
-
-
-def _tojson(
-    value: Any,
-    ensure_ascii: bool = False,
-    indent: int | None = None,
-    separators: tuple[str, str] | None = None,
-    sort_keys: bool = False,
-) -> str:
-    return json.dumps(
-        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
-    )
-
-
-def _strftime_now(fmt: str) -> str:
-    return datetime.now().strftime(fmt)
-
-
-class _RaisedByTemplate(Exception):
-    """``raise_exception(message)`` called by a template."""
-
-
-def _raise_exception(message: str) -> None:
-    raise _RaisedByTemplate(message)
-
-
-@lru_cache(maxsize=1)
-def _environment() -> _Sandbox:
-    env = _Sandbox(
-        loader=jinja2.BaseLoader(),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        extensions=[_IgnoreGenerationTags, jinja2.ext.loopcontrols],
-    )
-    env.filters["tojson"] = _tojson
-    return env
-
-
 def _sentence(prefix: str, detail: str) -> str:
     """One plain sentence: ``prefix: detail.`` on a single line, ending in one full stop."""
     text = f"{prefix}: {' '.join(str(detail).split()) or 'unknown error'}"
@@ -297,10 +261,31 @@ def _sentence(prefix: str, detail: str) -> str:
 @lru_cache(maxsize=64)
 def _compile(text: str) -> jinja2.Template:
     try:
-        return _environment().from_string(text)
+        return environment().from_string(text)
     except jinja2.TemplateSyntaxError as exc:
         detail = f"{exc.message or 'syntax error'} (line {exc.lineno})"
         raise TemplateError(_sentence("The chat template is not valid Jinja", detail)) from None
+    except (RecursionError, MemoryError) as exc:  # nested past what the parser can hold
+        detail = f"{type(exc).__name__}: it nests too deeply or is too large"
+        raise TemplateError(_sentence("The chat template cannot be compiled", detail)) from None
+
+
+def _compile_for(template: ChatTemplate) -> jinja2.Template:
+    """The compiled template; for a model's own template, the error says what to do instead."""
+    try:
+        return _compile(template.text)
+    except TemplateError as exc:
+        if template.source != "embedded":
+            raise
+        raise TemplateError(
+            f"The model file's own chat template cannot be used: {exc.message} "
+            f"Choose another template instead ({', '.join(template_names())})."
+        ) from None
+
+
+def check_template(template: ChatTemplate) -> None:
+    """Compile ``template`` now: TemplateError if it is not valid Jinja."""
+    _compile_for(template)
 
 
 def _render(
@@ -311,6 +296,7 @@ def _render(
     eos_token: str,
     add_generation_prompt: bool,
     extra: Mapping[str, Any],
+    max_chars: int | None = None,
 ) -> str:
     context = dict(extra)
     context.update(
@@ -318,10 +304,19 @@ def _render(
         bos_token=bos_token,
         eos_token=eos_token,
         add_generation_prompt=add_generation_prompt,
-        raise_exception=_raise_exception,
-        strftime_now=_strftime_now,
+        raise_exception=raise_exception,
+        strftime_now=strftime_now,
     )
-    return compiled.render(**context)
+    if max_chars is None:
+        return compiled.render(**context)
+    parts: list[str] = []
+    length = 0
+    for part in compiled.generate(**context):
+        length += len(part)
+        if length > max_chars:
+            raise PromptTooLong(max_chars)
+        parts.append(part)
+    return "".join(parts)
 
 
 _SYSTEM_PROBE = "scout-system-probe-7f3a"
@@ -338,7 +333,10 @@ def _supports_system_role(text: str) -> bool:
             eos_token="",
             add_generation_prompt=True,
             extra={},
+            max_chars=MAX_VALUE_ITEMS,
         )
+    except MemoryError:
+        raise  # the render's memory cap, not a verdict on system roles
     except Exception:
         return False
     return _SYSTEM_PROBE in rendered
@@ -375,6 +373,7 @@ def render_chat(
     eos_token: str = "",
     add_generation_prompt: bool = True,
     extra_context: Mapping[str, Any] | None = None,
+    max_chars: int | None = None,
 ) -> str:
     """Render ``messages`` (``role``/``content`` mappings) to the prompt text.
 
@@ -382,9 +381,10 @@ def render_chat(
     (see :func:`merge_system_into_user`). The text holds ``bos_token`` wherever the template
     writes it, as llama-cpp-python's formatter does: tokenize it with ``special=True`` and
     without adding another BOS when it already starts with one. Any failure, including
-    ``raise_exception`` in the template and blocked unsafe access, raises :class:`TemplateError`.
+    ``raise_exception`` in the template and blocked unsafe access, raises :class:`TemplateError`;
+    an output past ``max_chars`` characters stops the render with :class:`PromptTooLong`.
     """
-    compiled = _compile(template.text)
+    compiled = _compile_for(template)
     prepared: list[dict[str, Any]] = [dict(m) for m in messages]
     if any(m.get("role") == "system" for m in prepared) and not supports_system_role(template):
         prepared = [dict(m) for m in merge_system_into_user(messages)]
@@ -396,11 +396,22 @@ def render_chat(
             eos_token=eos_token,
             add_generation_prompt=add_generation_prompt,
             extra=extra_context or {},
+            max_chars=max_chars,
         )
-    except _RaisedByTemplate as exc:
+    except PromptTooLong:
+        raise
+    except RaisedByTemplate as exc:
         raise TemplateError(_sentence("The chat template refused the messages", str(exc))) from None
     except SecurityError as exc:
         raise TemplateError(_sentence("The sandbox stopped the chat template", str(exc))) from None
+    except TooLarge as exc:
+        raise TemplateError(
+            _sentence("The chat template tried to build too much", str(exc))
+        ) from None
+    except MemoryError:
+        raise TemplateError(
+            "The chat template needed more memory than a template may use; choose another template."
+        ) from None
     except Exception as exc:  # a user's template can fail in any way; none may escape raw
         log.debug("chat template %s failed", template.name, exc_info=True)
         detail = f"{type(exc).__name__}: {exc}"

@@ -11,12 +11,16 @@ Threads: a reader thread parses commands, handles ``cancel`` at once (it sets a 
 loop checks and a byte llama.cpp's abort callback reads inside a decode, so a long prompt stops
 within one graph node) and queues the rest; the main thread runs them in order.
 
-Generation renders chat messages with the model's template (``templates.py``), evaluates the
-prompt, then samples token by token with llama-cpp-python's sampler chain (the same tokens as
+Generation renders chat messages with the model's template (``templates.py``) under a time and
+memory limit that Stop also ends (``render_limits.py``), evaluates the prompt, then samples
+token by token with llama-cpp-python's sampler chain (the same tokens as
 ``Llama.create_completion`` for the same seed). Token bytes become text through
 :class:`~desktop.core.engine.textstream.TextStream` (whole UTF-8 characters, stop strings cut);
 text goes out in batches every 40 ms, the first token at once. A load reports llama.cpp's
 progress as ``load_progress`` events (throttled, 1.0 always last, before ``loaded``).
+
+The worker ends when the process that started it ends, even in the middle of a render or a
+decode (:func:`~desktop.core.engine.worker_support.end_with_parent`), and when its stdin closes.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop.core.engine import protocol as p
+from desktop.core.engine.cpu_threads import default_threads, physical_cores
 from desktop.core.engine.loadcheck import LoadFailure, check_model_file, classify_load_failure
 from desktop.core.engine.prompt import (
     prompt_tokens,
@@ -44,6 +49,12 @@ from desktop.core.engine.prompt import (
     stop_strings,
     typed_metadata,
 )
+from desktop.core.engine.render_limits import (
+    RenderCancelled,
+    RenderGuard,
+    RenderLimits,
+    RenderTimeout,
+)
 from desktop.core.engine.textstream import TextStream
 from desktop.core.engine.worker_support import (
     AbortFlag,
@@ -51,18 +62,23 @@ from desktop.core.engine.worker_support import (
     LlamaLog,
     ProgressThrottle,
     claim_stdout,
+    end_with_parent,
     limit_address_space,
     load_progress_hook,
     lower_priority,
-    physical_cores,
+    parent_pid_from_env,
     release_free_memory,
+    without_chat_handlers,
 )
+from desktop.core.kv_cache import GGML_TYPE_IDS
 
 log = logging.getLogger(__name__)
 
 BATCH_INTERVAL_S = 0.04
-# ggml type ids of the KV cache types (ggml.h: GGML_TYPE_F16, GGML_TYPE_Q8_0, GGML_TYPE_Q4_0).
-GGML_CACHE_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
+# A rendered prompt longer than this many characters per context token cannot fit the context
+# (no tokenizer packs more into a token): the render stops there, before it costs more.
+MAX_CHARS_PER_TOKEN = 256
+MIN_PROMPT_CHARS = 1024 * 1024
 
 
 # --------------------------------------------------------------------------- the worker
@@ -71,7 +87,13 @@ GGML_CACHE_TYPES = {"f16": 1, "q8_0": 8, "q4_0": 2}
 class Worker:
     """Runs commands in order on the calling thread; :meth:`submit` is called by the reader."""
 
-    def __init__(self, writer: EventWriter, llama_cpp: Any, llama_log: LlamaLog) -> None:
+    def __init__(
+        self,
+        writer: EventWriter,
+        llama_cpp: Any,
+        llama_log: LlamaLog,
+        render_limits: RenderLimits | None = None,
+    ) -> None:
         self.send = writer.send
         self._lc = llama_cpp  # the low-level module, llama_cpp.llama_cpp
         self._llama_log = llama_log
@@ -89,6 +111,7 @@ class Worker:
         self._piece_buffer = ctypes.create_string_buffer(64)
         self._cached = 0
         self._evaluator: Any = None  # the quality commands' state (evaluator.py), on first use
+        self._guard = RenderGuard(render_limits)
 
     # -- reader thread side -------------------------------------------------------------
 
@@ -201,13 +224,20 @@ class Worker:
         path = Path(cmd.path)
         try:
             check_model_file(path)
-            if cmd.template:
-                choose_template({}, "", cmd.template)  # a bad override fails before the load
+            if cmd.template:  # a bad override fails before the load
+                override = cmd.template
+                self._guard.run(lambda: choose_template({}, "", override), self._cancel.is_set)
         except LoadFailure as exc:
             self.send(p.Error(cmd.id, exc.kind, str(exc)))
             return
-        except TemplateError as exc:
-            self.send(p.Error(cmd.id, "invalid_request", str(exc)))
+        except (TemplateError, RenderTimeout) as exc:
+            self.send(p.Error(cmd.id, "invalid_request", _template_sentence(exc)))
+            return
+        except RenderCancelled:
+            self.send(p.Error(cmd.id, "cancelled", "Loading the model was cancelled."))
+            return
+        if cmd.n_ctx > p.MAX_CTX:
+            self.send(p.Error(cmd.id, "invalid_request", p.too_long_context(cmd.n_ctx)))
             return
         if cmd.cache_type != "f16" and not cmd.flash_attn:
             self.send(
@@ -222,7 +252,7 @@ class Worker:
         if cmd.rpc_servers and not self._add_rpc_servers(cmd):
             return
         # f16 is llama.cpp's default: left unset, as it was before cache types existed.
-        cache = GGML_CACHE_TYPES[cmd.cache_type] if cmd.cache_type != "f16" else None
+        cache = GGML_TYPE_IDS[cmd.cache_type] if cmd.cache_type != "f16" else None
         offload = bool(self._lc.llama_supports_gpu_offload())
         n_gpu_layers = cmd.n_gpu_layers if offload else 0
         if cmd.n_gpu_layers != 0 and not offload:
@@ -233,13 +263,16 @@ class Worker:
                     "the model runs on the CPU.",
                 )
             )
-        threads = cmd.n_threads or physical_cores()
+        threads = default_threads(cmd.n_threads)
         threads_batch = cmd.n_threads_batch or threads
         self._llama_log.mark()
         progress = ProgressThrottle(lambda fraction: self.send(p.LoadProgress(cmd.id, fraction)))
         started = time.perf_counter()
         try:
-            with load_progress_hook(self._lc, lambda: not self._cancel.is_set(), progress.update):
+            with (
+                load_progress_hook(self._lc, lambda: not self._cancel.is_set(), progress.update),
+                without_chat_handlers(sys.modules["llama_cpp.llama"]),
+            ):
                 llm = Llama(
                     model_path=str(path),
                     n_ctx=cmd.n_ctx,
@@ -335,7 +368,8 @@ class Worker:
     # -- generate -------------------------------------------------------------------------
 
     def _prompt(self, cmd: p.Generate) -> tuple[list[int], tuple[str, ...]]:
-        """Prompt tokens and the template's stop strings (none for raw prompts)."""
+        """Prompt tokens and the template's stop strings (none for raw prompts). The template
+        renders under the guard's limits: RenderTimeout, RenderCancelled, TemplateError."""
         if cmd.prompt_tokens:
             return list(cmd.prompt_tokens), ()
         if cmd.prompt is not None:
@@ -343,11 +377,15 @@ class Worker:
         messages = [{"role": m.role, "content": m.content} for m in cmd.messages]
         if cmd.system:
             messages.insert(0, {"role": "system", "content": cmd.system})
-        text = render_messages(self._llm, self._template, messages)
-        return prompt_tokens(self._llm, text), self._stops
+        llm, template = self._llm, self._template
+        max_chars = max(MIN_PROMPT_CHARS, MAX_CHARS_PER_TOKEN * _usable_ctx(llm))
+        text = self._guard.run(
+            lambda: render_messages(llm, template, messages, max_chars), self._cancel.is_set
+        )
+        return prompt_tokens(llm, text), self._stops
 
     def _generate(self, cmd: p.Generate, t_start: float) -> None:
-        from desktop.core.engine.templates import TemplateError
+        from desktop.core.engine.templates import PromptTooLong, TemplateError
 
         llm = self._llm
         if llm is None:
@@ -362,12 +400,26 @@ class Worker:
                 )
             )
             return
+        n_ctx = _usable_ctx(llm)
         try:
             tokens, template_stops = self._prompt(cmd)
-        except TemplateError as exc:
-            self.send(p.Error(cmd.id, "invalid_request", str(exc)))
+        except RenderCancelled:
+            self.send(p.Done(cmd.id, "cancelled", total_ms=(time.perf_counter() - t_start) * 1e3))
             return
-        n_ctx = _usable_ctx(llm)
+        except PromptTooLong as exc:
+            self.send(
+                p.Error(
+                    cmd.id,
+                    "context_overflow",
+                    f"The prompt is longer than {exc.max_chars:,} characters, more than a "
+                    f"context of {n_ctx} tokens can hold; use a larger context or a shorter "
+                    "prompt.",
+                )
+            )
+            return
+        except (TemplateError, RenderTimeout) as exc:
+            self.send(p.Error(cmd.id, "invalid_request", _template_sentence(exc)))
+            return
         if not tokens:
             self.send(p.Error(cmd.id, "invalid_request", "The prompt is empty."))
             return
@@ -552,6 +604,20 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="one no_alloc load (JSON settings): print llama.cpp's projected buffers and exit",
     )
     parser.add_argument(
+        "--template-time-limit",
+        type=float,
+        default=RenderLimits.time_s,
+        metavar="S",
+        help="stop a chat template's render after S seconds (default %(default)s)",
+    )
+    parser.add_argument(
+        "--template-memory-limit",
+        type=int,
+        default=RenderLimits.memory_bytes,
+        metavar="BYTES",
+        help="memory a chat template's render may add (POSIX; 0: no limit)",
+    )
+    parser.add_argument(
         "--nice",
         type=int,
         default=0,
@@ -564,7 +630,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.nice > 0:
-        lower_priority(args.nice)  # before llama.cpp starts a thread: its threads inherit it
+        lower_priority(args.nice)  # before any thread starts: threads inherit it
+    end_with_parent(parent_pid_from_env())  # before anything is loaded: an orphan loads nothing
     protocol_fd = claim_stdout()
     if args.dry_run is not None:
         from desktop.core.engine.dryrun import child_main
@@ -584,7 +651,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         writer.send(p.Error(None, "engine_missing", f"llama-cpp-python is not installed ({exc})."))
         return 1
     llama_log = LlamaLog(low_level)
-    worker = Worker(writer, low_level, llama_log)
+    limits = RenderLimits(args.template_time_limit, args.template_memory_limit)
+    worker = Worker(writer, low_level, llama_log, limits)
     writer.on_broken = worker.stop
     ready_sent = threading.Event()
     # Started before the address-space limit applies: a thread's stack is address space too.
@@ -607,6 +675,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ready_sent.set()
     worker.run()
     return 0
+
+
+def _template_sentence(exc: Exception) -> str:
+    if isinstance(exc, RenderTimeout):
+        return (
+            f"The chat template was stopped after {exc.seconds:g} s without finishing its "
+            "render; choose another template."
+        )
+    return str(exc)
 
 
 def _usable_ctx(llm: Any) -> int:

@@ -3,7 +3,7 @@
 Kept apart from :mod:`desktop.core.engine.worker` (which runs commands) because each piece here
 talks to the operating system or to llama.cpp's C API directly: file descriptors, a log callback,
 an abort callback that must not take the GIL, a progress callback for reporting and cancelling a
-load, memory limits and returning freed memory.
+load, memory limits and returning freed memory, ending with the process that started the worker.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -24,23 +25,12 @@ from desktop.core.engine import protocol as p
 log = logging.getLogger(__name__)
 
 LOG_TAIL_LINES = 200
+#: The environment variable through which a client tells its worker its own process id.
+PARENT_PID_ENV = "LLM_SCOUT_WORKER_PARENT"
+PARENT_POLL_S = 0.5
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 PROGRESS_STEP = 0.02  # a load fraction goes out once it is this far past the last one sent
 PROGRESS_INTERVAL_S = 0.05  # ... or this long after it
-
-
-def physical_cores() -> int:
-    """Physical cores, the thread count llama.cpp runs best with (hyperthreads do not help),
-    capped by the CPUs this process may run on (containers, ``taskset``)."""
-    try:
-        import psutil
-
-        count = psutil.cpu_count(logical=False)
-    except ImportError:  # pragma: no cover - psutil is a dependency
-        count = None
-    cores = count or os.cpu_count() or 1
-    if hasattr(os, "sched_getaffinity"):
-        cores = min(cores, len(os.sched_getaffinity(0)))
-    return max(1, cores)
 
 
 # --------------------------------------------------------------------------- output
@@ -70,8 +60,16 @@ class EventWriter:
             self.on_broken()
 
 
+# ggml_log_level: DEBUG messages (and the CONT lines that carry them on) are left out.
+_LOG_DEBUG, _LOG_CONT = 1, 5  # ggml.h: NONE 0, DEBUG 1, INFO 2, WARN 3, ERROR 4, CONT 5
+
+
 class LlamaLog:
-    """llama.cpp's log: copied to stderr as it comes, its last lines kept for error messages."""
+    """llama.cpp's log: copied to stderr as it comes, its last lines kept for error messages.
+
+    Debug messages are dropped: llama.cpp writes dozens per graph it builds
+    (``llama_graph_n_input_tensors: ...``), and they would push what went wrong out of the
+    tail a crash report shows."""
 
     def __init__(self, llama_cpp: Any, max_lines: int = LOG_TAIL_LINES) -> None:
         self._lines: deque[str] = deque(maxlen=max_lines)
@@ -79,8 +77,13 @@ class LlamaLog:
         self._lock = threading.Lock()
         # Also gets every piece of text while set (a quantization reads its progress here).
         self.listener: Callable[[bytes], None] | None = None
+        self._in_debug = False
 
         def callback(level: int, text: bytes, user_data: Any) -> None:
+            if level == _LOG_DEBUG or (level == _LOG_CONT and self._in_debug):
+                self._in_debug = True
+                return
+            self._in_debug = False
             self.write(text)
 
         self._callback = llama_cpp.llama_log_callback(callback)  # must stay referenced
@@ -293,3 +296,102 @@ def lower_priority(niceness: int) -> None:
             os.nice(niceness)
     except (OSError, ImportError, AttributeError) as exc:  # a lower priority is only a courtesy
         logging.getLogger(__name__).info("could not lower the worker's priority: %s", exc)
+
+
+@contextlib.contextmanager
+def without_chat_handlers(llama_module: Any) -> Iterator[None]:
+    """Keep ``Llama(...)`` from compiling the file's chat templates while it loads.
+
+    llama-cpp-python builds a jinja2 formatter for every ``tokenizer.chat_template*`` in the
+    file, whatever chat format it is given, so a file whose template is not valid Jinja could
+    not be loaded at all, not even to run it with another template. The worker renders with
+    its own sandbox (``templates.py``) and never uses those formatters: for the duration of a
+    load they are replaced by a stand-in that compiles nothing.
+    """
+    formats = llama_module.llama_chat_format
+    original = formats.Jinja2ChatFormatter
+
+    class _Unused:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def to_chat_handler(self) -> Callable[..., Any]:
+            def handler(*args: Any, **kwargs: Any) -> Any:
+                raise RuntimeError("the worker renders chat templates itself")
+
+            return handler
+
+    formats.Jinja2ChatFormatter = _Unused
+    try:
+        yield
+    finally:
+        formats.Jinja2ChatFormatter = original
+
+
+def parent_pid_from_env() -> int | None:
+    """The client's process id, as it put it in the worker's environment."""
+    value = os.environ.get(PARENT_PID_ENV, "")
+    return int(value) if value.isdigit() else None
+
+
+def end_with_parent(
+    parent_pid: int | None = None,
+    on_gone: Callable[[], None] | None = None,
+    poll_s: float = PARENT_POLL_S,
+) -> None:
+    """End this process when the process that started it ends, whatever it is doing.
+
+    ``parent_pid``: the client's process id (:func:`parent_pid_from_env`), checked once at
+    start in case it died before this process got here; from then on the parent is whatever
+    process started this one.
+
+    Linux: the kernel sends a signal the moment the parent dies (``prctl(PR_SET_PDEATHSIG)``);
+    its handler runs between two bytecodes of the main thread, so in the middle of a template
+    render too. The kernel also sends it when the *thread* that started the worker ends while
+    its process lives on (a thread pool's thread), so the handler checks that the parent
+    really is gone. Everywhere: a daemon thread compares ``os.getppid()`` with the parent twice
+    a second (it stays at work while the main thread is inside llama.cpp). On Windows, where
+    the parent id never changes, the end of stdin (which the worker reads) is the sign.
+    """
+    expected = os.getppid()
+    gone = on_gone or _exit_orphaned
+    if parent_pid is not None and parent_pid != expected and not _alive(parent_pid):
+        gone()  # the client died before this worker got here (a launcher may sit in between)
+        return
+
+    def check() -> bool:
+        if sys.platform == "win32" or os.getppid() == expected:
+            return False
+        gone()
+        return True
+
+    if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(OSError, AttributeError, ValueError):
+            signal.signal(signal.SIGUSR2, lambda signum, frame: check())
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGUSR2), 0, 0, 0)
+
+    def watch() -> None:
+        while not check():
+            time.sleep(poll_s)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    check()  # the parent may have died before the watch began
+
+
+def _alive(pid: int) -> bool:
+    if sys.platform == "win32":  # os.kill would terminate it there
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by someone else (or the platform cannot say)
+        return True
+    return True
+
+
+def _exit_orphaned() -> None:
+    with contextlib.suppress(OSError):
+        os.write(2, b"worker: the process that started this worker has ended; exiting\n")
+    os._exit(1)

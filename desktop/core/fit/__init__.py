@@ -19,26 +19,34 @@ from desktop.core.fit.calibration import (
     CalibrationStore,
     MachineCalibration,
     apply_calibration,
+    calibrates,
     calibration_for,
     compute_calibration,
+    device_of,
     machine_fingerprint,
     record_bench,
     record_run,
     with_calibration,
 )
+from desktop.core.fit.calibration_review import (
+    CalibrationReview,
+    ReviewedRun,
+    reset_calibration,
+    review_calibration,
+    undo_last_run,
+)
 from desktop.core.fit.crosscheck import TermGap, compare_terms, with_llama_buffers
 from desktop.core.fit.estimator import default_context, estimate
 from desktop.core.fit.split import Holder, Link, RpcBox, SplitResult, estimate_split
-from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow
+from desktop.core.fit.table import FIT_OK, CatalogEstimator, FitRow, download_size
 from desktop.core.fit.types import (
-    CACHE_TYPES,
     DEFAULT_PROMPT_TOKENS,
-    CacheType,
     FitResult,
     FitTarget,
     MemoryBreakdown,
     TargetFormat,
     Verdict,
+    need_decimals,
     past_trained_context,
 )
 from desktop.core.fit.vllm import (
@@ -51,12 +59,11 @@ from desktop.core.fit.vllm import (
 )
 
 __all__ = [
-    "CACHE_TYPES",
     "DEFAULT_PROMPT_TOKENS",
     "FIT_OK",
     "AppliedCalibration",
-    "CacheType",
     "CalibrationEntry",
+    "CalibrationReview",
     "CalibrationStore",
     "CatalogEstimator",
     "FitResult",
@@ -67,6 +74,7 @@ __all__ = [
     "Link",
     "MachineCalibration",
     "MemoryBreakdown",
+    "ReviewedRun",
     "RpcBox",
     "SplitResult",
     "TargetFormat",
@@ -74,19 +82,26 @@ __all__ = [
     "Verdict",
     "VllmPlan",
     "apply_calibration",
+    "calibrates",
     "calibration_for",
     "capable_gpus",
     "compare_terms",
     "compute_calibration",
     "default_context",
+    "device_of",
+    "download_size",
     "estimate",
     "estimate_split",
     "machine_fingerprint",
+    "need_decimals",
     "past_trained_context",
     "per_gpu_memory",
     "plan_vllm",
     "record_bench",
     "record_run",
+    "reset_calibration",
+    "review_calibration",
+    "undo_last_run",
     "what_if_plan",
     "with_calibration",
     "with_llama_buffers",

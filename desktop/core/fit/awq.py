@@ -12,7 +12,6 @@ from desktop.core.fit.speed import (
     target_facts,
 )
 from desktop.core.fit.types import (
-    CacheType,
     FitResult,
     FitTarget,
     MemoryBreakdown,
@@ -26,6 +25,7 @@ from desktop.core.fit.vllm import (
     compute_capability_ok,
 )
 from desktop.core.hardware import DiskInfo, HardwareProfile
+from desktop.core.kv_cache import CacheType
 
 __all__ = ["AWQ_MIN_COMPUTE_CAPABILITY", "compute_capability_ok", "estimate_awq"]
 

@@ -15,9 +15,17 @@ From a machine's entries :func:`compute_calibration` derives a :class:`MachineCa
   ``ram_bytes`` is the predicted peak RSS, mapped file pages included). The private and
   file-backed peaks are stored too.
 
-Outliers (a run slowed by another program, a page cache that was evicted) are dropped: values
-more than three robust standard deviations (1.4826 x MAD, with a floor) from the median, and
-ratios outside 1/100..100. A figure applies only with at least :data:`MIN_RUNS` runs behind it.
+Runs made while other programs used the CPU are left out: the client measures who had the CPU
+during the answer (:mod:`desktop.core.engine.cpu_use`) and such a run is stored with the reason
+(``busy``) and never counts for the speed (its memory still counts: a busy CPU does not change
+what the model occupies); nor do ratios outside 1/100..100. The runs are grouped by clock
+hour; within an hour, values more than three robust standard deviations (1.4826 x MAD, with a
+floor) from the hour's median are dropped (a page cache that was evicted); the figure is the
+median of the hours' medians, so one bad hour of many runs (a contention the measurement missed)
+is one vote among the hours, never a majority that outvotes the others. A
+figure applies only with at least :data:`MIN_RUNS` runs behind it. What counted and what was
+left out, and why, is :func:`~desktop.core.fit.calibration_review.review_calibration` (``llm-scout
+calibration``, the Hardware page), which can also take back the newest run or start afresh.
 
 :func:`apply_calibration` is the thin layer the front ends put over an estimate: the speed
 scaled, the offset added to the RAM overhead (and so to ``ram_bytes`` and the RAM the verdict
@@ -109,6 +117,10 @@ class CalibrationEntry:
     vram_peak_bytes: int | None = None
     n_threads: int | None = None
     time: float = 0.0
+    # Made under contention (why, in one clause; see desktop/core/engine/cpu_use.py): its speed
+    # never counts (its memory does). ``others_cpus``: CPUs other programs kept busy meanwhile.
+    busy: str | None = None
+    others_cpus: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,12 +156,16 @@ class CalibrationEntry:
         )
         if not all(v is None or isinstance(v, (int, float)) for v in numbers):
             return None
+        if entry.busy is not None and not isinstance(entry.busy, str):
+            return None
         return entry
 
     @property
     def speed_ratio(self) -> float | None:
         """measured / predicted generation tokens/s, when the run says something about it."""
         measured, predicted = self.measured_tokens_per_s, self.predicted_tokens_per_s
+        if self.busy is not None:
+            return None
         if self.generated_tokens < MIN_GENERATED or not measured or not predicted:
             return None
         if measured <= 0 or predicted <= 0:
@@ -247,27 +263,24 @@ class AppliedCalibration:
 
 def compute_calibration(entries: Sequence[CalibrationEntry], machine: str) -> MachineCalibration:
     """The calibration of ``machine`` from the stored entries (others' entries ignored)."""
-    own = sorted((e for e in entries if e.machine == machine), key=lambda e: e.time)
+    own = own_entries(entries, machine)
+    kept = kept_values(own)
     used: set[int] = set()
     cpu_used: set[int] = set()
     speed: dict[str, tuple[float | None, int]] = {}
     for device in SPEED_DEVICES:
-        picked = [(i, e.speed_ratio) for i, e in enumerate(own) if e.device == device]
-        ratios = [(i, r) for i, r in picked if r is not None][-RECENT:]
-        kept = _robust([(i, math.log(r)) for i, r in ratios], SPEED_LOG_FLOOR)
-        if len(kept) >= MIN_RUNS:
-            speed[device] = (math.exp(statistics.median(v for _, v in kept)), len(kept))
-            used.update(i for i, _ in kept)
+        values = kept[device]
+        if len(values) >= MIN_RUNS:
+            speed[device] = (math.exp(_median_of_hours(values, own)), len(values))
+            used.update(i for i, _ in values)
             if device == "cpu":
-                cpu_used.update(i for i, _ in kept)
+                cpu_used.update(i for i, _ in values)
         else:
-            speed[device] = (None, len(kept))
-    diffs = [(i, e.ram_difference) for i, e in enumerate(own)]
-    known = [(i, float(d)) for i, d in diffs if d is not None][-RECENT:]
-    kept_ram = _robust(known, RAM_FLOOR_BYTES)
+            speed[device] = (None, len(values))
+    kept_ram = kept["ram"]
     ram_offset: int | None = None
     if len(kept_ram) >= MIN_RUNS:
-        ram_offset = round(statistics.median(v for _, v in kept_ram))
+        ram_offset = round(_median_of_hours(kept_ram, own))
         used.update(i for i, _ in kept_ram)
         cpu_used.update(i for i, _ in kept_ram)
     return MachineCalibration(
@@ -281,6 +294,50 @@ def compute_calibration(entries: Sequence[CalibrationEntry], machine: str) -> Ma
         ram_runs=len(kept_ram),
         cpu_runs=len(cpu_used),
     )
+
+
+def own_entries(entries: Sequence[CalibrationEntry], machine: str) -> list[CalibrationEntry]:
+    """``machine``'s entries, oldest first."""
+    return sorted((e for e in entries if e.machine == machine), key=lambda e: e.time)
+
+
+def kept_values(own: Sequence[CalibrationEntry]) -> dict[str, list[tuple[int, float]]]:
+    """What each figure is computed from: ``"cpu"`` and ``"gpu"`` (log speed ratios) and
+    ``"ram"`` (RAM differences), each a list of (index into ``own``, value): the newest
+    :data:`RECENT` runs that say something (not busy, not short, plausible), without the
+    outliers of their clock hour (a run far from the others made in the same hour)."""
+    kept: dict[str, list[tuple[int, float]]] = {}
+    for device in SPEED_DEVICES:
+        picked = [(i, e.speed_ratio) for i, e in enumerate(own) if e.device == device]
+        ratios = [(i, r) for i, r in picked if r is not None][-RECENT:]
+        kept[device] = _robust_by_hour([(i, math.log(r)) for i, r in ratios], own, SPEED_LOG_FLOOR)
+    diffs = [(i, e.ram_difference) for i, e in enumerate(own)]
+    known = [(i, float(d)) for i, d in diffs if d is not None][-RECENT:]
+    kept["ram"] = _robust_by_hour(known, own, RAM_FLOOR_BYTES)
+    return kept
+
+
+def _hours(
+    values: list[tuple[int, float]], own: Sequence[CalibrationEntry]
+) -> dict[int, list[tuple[int, float]]]:
+    hours: dict[int, list[tuple[int, float]]] = {}
+    for index, value in values:
+        hours.setdefault(int(own[index].time // 3600), []).append((index, value))
+    return hours
+
+
+def _robust_by_hour(
+    values: list[tuple[int, float]], own: Sequence[CalibrationEntry], floor: float
+) -> list[tuple[int, float]]:
+    kept = [v for group in _hours(values, own).values() for v in _robust(group, floor)]
+    return sorted(kept)
+
+
+def _median_of_hours(values: list[tuple[int, float]], own: Sequence[CalibrationEntry]) -> float:
+    """The median of each clock hour's median of ``values`` ((index into ``own``, value)): one
+    bad hour of many runs is one vote among the hours, not a majority of runs."""
+    hours = _hours(values, own)
+    return float(statistics.median(statistics.median(v for _, v in h) for h in hours.values()))
 
 
 def _robust(values: list[tuple[int, float]], floor: float) -> list[tuple[int, float]]:
@@ -326,6 +383,18 @@ class CalibrationStore:
         the file cannot be written)."""
         entries = [*self.load(), entry][-self.max_entries :]
         self._write(entries)
+
+    def replace(self, entries: Sequence[CalibrationEntry]) -> None:
+        """Store exactly ``entries`` (atomically; OSError when the file cannot be written)."""
+        self._write(list(entries)[-self.max_entries :])
+
+    def version(self) -> tuple[int, int] | None:
+        """(modification time, size) of the file: it changed when this changed (None: none)."""
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return None
+        return (stat.st_mtime_ns, stat.st_size)
 
     def calibration(self, machine: str) -> MachineCalibration:
         return compute_calibration(self.load(), machine)
@@ -448,12 +517,22 @@ def record_bench(
             predicted_vram_bytes=result.prediction.vram_bytes,
             vram_peak_bytes=result.vram_peak_bytes,
             time=time.time(),
+            busy=getattr(result, "busy_reason", None),
+            others_cpus=_others_cpus(result),
         )
         (store or CalibrationStore()).add(entry)
     except Exception as exc:  # recording must never fail the command
         log.warning("Could not record the run for calibration: %s", exc)
         return False
     return True
+
+
+def calibrates(*, remote: bool, what_if: bool, failed: bool) -> bool:
+    """Whether an answer also calibrates this machine's estimates (:func:`record_run`): it ran
+    here (a server's speed says nothing about this machine), its prediction was for this
+    machine (not for a what-if profile) and it ended without an error. ``llm-scout run`` and the
+    Playground ask this one rule."""
+    return not (remote or what_if or failed)
 
 
 def record_run(
@@ -485,12 +564,19 @@ def record_run(
             predicted_vram_bytes=report.predicted_vram_bytes,
             vram_peak_bytes=report.vram_peak_bytes,
             time=time.time(),
+            busy=getattr(report, "busy_reason", None),
+            others_cpus=_others_cpus(report),
         )
         (store or CalibrationStore()).add(entry)
     except Exception as exc:  # recording must never fail the command
         log.warning("Could not record the run for calibration: %s", exc)
         return False
     return True
+
+
+def _others_cpus(result: Any) -> float | None:
+    cpu = getattr(result, "cpu", None)
+    return float(cpu.others_cpus) if cpu is not None else None
 
 
 def _count(value: Any) -> int:

@@ -44,9 +44,7 @@ from desktop.core.fit.speed import (
     with_threads,
 )
 from desktop.core.fit.types import (
-    CACHE_TYPES,
     DEFAULT_PROMPT_TOKENS,
-    CacheType,
     FitResult,
     FitTarget,
     Verdict,
@@ -55,6 +53,7 @@ from desktop.core.fit.types import (
 )
 from desktop.core.gguf import ModelArch
 from desktop.core.hardware import DiskInfo, HardwareProfile
+from desktop.core.kv_cache import CACHE_TYPES, CacheType, flash_attn_for
 
 
 def estimate(
@@ -131,14 +130,14 @@ class TargetEstimator:
         if n_ctx < 1:
             raise FitError(f"The context length must be at least 1, not {n_ctx}.")
         if cache_type not in CACHE_TYPES:
-            raise FitError(f"Unknown KV cache type {cache_type!r}; use f16, q8_0 or q4_0.")
+            raise FitError(f"Unknown KV cache type {cache_type!r}; use {', '.join(CACHE_TYPES)}.")
         if n_gpu_layers is not None and n_gpu_layers < -1:
             raise FitError(f"n_gpu_layers must be -1 or more, not {n_gpu_layers}.")
         if target.arch.n_layers < 1:
             raise FitError(f"{target.label} has no layers to place.")
         used = DEFAULT_PROMPT_TOKENS if prompt_tokens is None else max(1, prompt_tokens)
         used = min(used, fm.padded_ctx(n_ctx))
-        fa = (cache_type != "f16") if self.flash_attn is None else self.flash_attn
+        fa = flash_attn_for(self.flash_attn, cache_type)
         reasons: list[str] = []
         disk = self._models_disk()
         if target.format == "awq":
@@ -165,12 +164,12 @@ class TargetEstimator:
         best = placement if n_gpu_layers is None else best_placement(setup, n_ctx)
 
         verdict = _verdict(placement, n_layers)
-        reasons.extend(_explain(setup, placement, verdict))
+        reasons.extend(_explain(setup, placement, verdict, asked=n_gpu_layers is not None))
         if n_gpu_layers is not None and best.n_gpu_layers > placement.n_gpu_layers:
             more = "all" if best.n_gpu_layers == n_layers else "up to"
             reasons.append(
                 f"You asked for {placement.n_gpu_layers} GPU layers; {more} "
-                f"{best.n_gpu_layers} of {n_layers} fit."
+                f"{best.n_gpu_layers} of {n_layers} would fit."
             )
         past = past_trained_context(target.arch, n_ctx)
         if past:
@@ -220,6 +219,7 @@ class TargetEstimator:
             vram_free_bytes=tuple(d.capacity for d in devices),
             n_ctx_train=target.arch.n_ctx_train,
             page_cache_bytes=_page_cache(setup, placement),
+            unified_memory=setup.unified,
             **self._target_facts(disk),
         )
 
@@ -275,7 +275,8 @@ def _verdict(placement: Placement, n_layers: int) -> Verdict:
     return "partial"
 
 
-def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
+def _explain(setup: Setup, placement: Placement, verdict: Verdict, *, asked: bool) -> list[str]:
+    """Why the verdict; ``asked``: the GPU layers are the caller's choice, not what fits."""
     out: list[str] = []
     gib = 1024**3
     if not placement.fits_vram:
@@ -296,6 +297,11 @@ def _explain(setup: Setup, placement: Placement, verdict: Verdict) -> list[str]:
         out.append(
             f"All {n_layers} layers fit on the GPU but the output layer stays on the CPU "
             f"(n_gpu_layers {n_layers}, not -1)."
+        )
+    elif verdict == "partial" and asked:
+        out.append(
+            f"{placement.n_gpu_layers} of {n_layers} layers on the GPU, as asked; the rest run "
+            "on the CPU."
         )
     elif verdict == "partial":
         out.append(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop.core.gguf import ModelArch, TokenizerFacts, guess_tokenizer
+from desktop.core.kv_cache import BLOCK_BYTES
 
 MIB = 1024 * 1024
 N_BATCH = 512
@@ -23,7 +24,6 @@ CTX_PAD = 256  # llama.cpp rounds n_ctx (and SWA cache sizes) up to a multiple o
 F32 = 4
 
 # Bytes per block and values per block of the KV cache types llama.cpp accepts here.
-CACHE_BLOCK: dict[str, tuple[int, int]] = {"f16": (1, 2), "q8_0": (32, 34), "q4_0": (32, 18)}
 
 # Weight types llama.cpp's CPU backend copies into an interleaved ("repacked") layout at load,
 # by CPU family, with the row multiple each needs. The copy lives in anonymous memory next to the
@@ -79,8 +79,9 @@ class Calibration:
     touched_act_floats: int = 6
     # The CUDA context, cuBLAS workspace and the driver's reservations per device: measured on
     # an H200 (driver 580, CUDA 13.0, llama-cpp-python 0.3.36; ../shared/ground-truth): every
-    # full-offload load used 321-339 MB more than weights + KV cache + compute buffer, so the
-    # figure is set to 340 MB above the 384 MiB first assumed (never under on those rows).
+    # full-offload load used 321-339 MB more than predicted with 384 MiB here (weights + KV
+    # cache + compute buffer + 384 MiB), so the figure is those 384 MiB plus 340 MB (never
+    # under on those rows).
     # Smaller GPUs and older drivers take less: the estimate errs towards "needs more".
     # The host memory the CUDA runtime adds to the process is a literature value.
     gpu_context_bytes: int = 384 * MIB + 340_000_000
@@ -99,7 +100,7 @@ def pad(value: int, multiple: int) -> int:
 
 def cache_row_bytes(n_values: int, cache_type: str) -> int:
     """Bytes of one cache row of ``n_values`` values (quantized types round up to blocks)."""
-    block, size = CACHE_BLOCK[cache_type]
+    block, size = BLOCK_BYTES[cache_type]
     return ((n_values + block - 1) // block) * size
 
 

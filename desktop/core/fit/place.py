@@ -14,9 +14,10 @@ from typing import NamedTuple
 
 from desktop.core.fit import memory as fm
 from desktop.core.fit.speed import CPU_EFFICIENCY, GPU_EFFICIENCY, Stage
-from desktop.core.fit.types import CacheType, FitTarget, MemoryBreakdown
+from desktop.core.fit.types import FitTarget, MemoryBreakdown
 from desktop.core.gguf import guess_tokenizer
 from desktop.core.hardware import GpuInfo, HardwareProfile
+from desktop.core.kv_cache import CacheType
 
 VRAM_MARGIN_BYTES = 256 * fm.MIB
 

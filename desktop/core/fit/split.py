@@ -39,8 +39,9 @@ from desktop.core.fit.speed import (
     Stage,
     roofline,
 )
-from desktop.core.fit.types import DEFAULT_PROMPT_TOKENS, CacheType, FitTarget, MemoryBreakdown
+from desktop.core.fit.types import DEFAULT_PROMPT_TOKENS, FitTarget, MemoryBreakdown
 from desktop.core.hardware import GpuInfo, HardwareProfile
+from desktop.core.kv_cache import CacheType, flash_attn_for
 
 LOCAL = "local"
 GIB = 1024**3
@@ -310,7 +311,7 @@ def estimate_split(
     if len(set(endpoints)) != len(endpoints):
         raise FitError("The same RPC server is given twice.")
     link = link or Link()
-    fa = (cache_type != "f16") if flash_attn is None else flash_attn
+    fa = flash_attn_for(flash_attn, cache_type)
     used = min(max(1, prompt_tokens), fm.padded_ctx(n_ctx))
     setup = make_setup(target, local, cache_type, flash_attn=fa, swa_full=True, prompt_tokens=used)
     lay = setup.layout

@@ -18,15 +18,31 @@ from desktop.core.catalog import CatalogModel, Variant
 from desktop.core.errors import Cancelled, ScoutError
 from desktop.core.fit.calibration import (
     AppliedCalibration,
+    CalibrationStore,
     MachineCalibration,
     apply_calibration,
     calibration_for,
 )
 from desktop.core.fit.estimator import TargetEstimator
-from desktop.core.fit.types import CacheType, FitResult, FitTarget
+from desktop.core.fit.types import FitResult, FitTarget
 from desktop.core.hardware import HardwareProfile
+from desktop.core.kv_cache import CacheType
 
 FIT_OK = ("gpu", "partial", "cpu")
+
+
+def download_size(model: CatalogModel, variant: Variant) -> tuple[int | None, bool]:
+    """The one size of ``variant``'s download, and whether it is known: the catalog's size when
+    it was verified against the Hub, else the size estimated from the model's shapes that the
+    fit counts (the disk check, the load time). The catalog's unverified size is not used
+    anywhere: every page, button and command says this one."""
+    if variant.verified and variant.size_bytes:
+        return variant.size_bytes, True
+    try:
+        target = FitTarget.from_variant(model, variant)
+    except ScoutError:
+        return variant.size_bytes, False
+    return target.download_bytes or target.file_bytes or variant.size_bytes, False
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,8 @@ class CatalogEstimator:
         calibrated: bool = True,
     ) -> None:
         self.targets = tuple(targets)
+        self.calibrated = calibrated
+        self._calibration_version = CalibrationStore().version() if calibrated else None
         self.calibration: tuple[MachineCalibration, str] | None = (
             calibration_for(profile) if calibrated else None
         )
@@ -96,11 +114,25 @@ class CatalogEstimator:
         self, n_ctx: int, *, should_stop: Callable[[], bool] | None = None
     ) -> list[FitRow]:
         """One row per target, in order; Cancelled when ``should_stop`` turns True (checked
-        before every row). What an abandoned call computed is kept for the next one."""
+        before every row). What an abandoned call computed is kept for the next one. A run
+        recorded (or the calibration undone or reset) since the last call, here or by another
+        process, is followed: the calibration is read again when its file changed."""
+        self.refresh_calibration()
         return [
             self.estimate_one(index, n_ctx, should_stop=should_stop)
             for index in range(len(self.targets))
         ]
+
+    def refresh_calibration(self) -> bool:
+        """Read the calibration again if its file changed since; True when it did."""
+        if not self.calibrated:
+            return False
+        version = CalibrationStore().version()
+        if version == self._calibration_version:
+            return False
+        self._calibration_version = version
+        self.calibration = calibration_for(self.profile)
+        return True
 
     def estimate_one(
         self, index: int, n_ctx: int, *, should_stop: Callable[[], bool] | None = None

@@ -6,7 +6,7 @@ Import them from :mod:`desktop.core.fit`, which re-exports everything public.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,12 +22,11 @@ from desktop.core.gguf import (
     quant_layout,
     tokenizer_facts,
 )
+from desktop.core.kv_cache import CacheType
 
-CacheType = Literal["f16", "q8_0", "q4_0"]
 Verdict = Literal["gpu", "partial", "cpu", "no"]
 TargetFormat = Literal["gguf", "awq"]
 
-CACHE_TYPES: tuple[CacheType, ...] = ("f16", "q8_0", "q4_0")
 EDGE_RUN = 16
 DEFAULT_PROMPT_TOKENS = 128
 
@@ -338,16 +337,55 @@ class FitResult:
     n_ctx_train: int = 0
     page_cache_bytes: int = 0
     unsupported: str = ""  # why this machine cannot run the format at all ("" when it can)
+    unified_memory: bool = False  # GPU and CPU share one pool (Apple, Jetson)
 
     @property
     def past_trained_ctx(self) -> bool:
         return 0 < self.n_ctx_train < self.n_ctx
 
+    @property
+    def resident_ram(self) -> MemoryBreakdown:
+        """The RAM breakdown without the page cache: the mapped model pages the OS can drop
+        are counted in the peak RSS (``ram``), not in what must stay resident."""
+        if not self.page_cache_bytes:
+            return self.ram
+        return MemoryBreakdown(
+            max(0, self.ram.weights - self.page_cache_bytes),
+            self.ram.kv_cache,
+            self.ram.compute,
+            self.ram.overhead,
+        )
+
+    @property
+    def need_ram(self) -> MemoryBreakdown:
+        """The RAM the verdict rests on, by part: what must stay resident with the whole context
+        in use (``ram_full_context_bytes``, its total), without the droppable page cache. It is
+        the resident breakdown with the compute buffer llama.cpp reserves, of which a short
+        run touches only part."""
+        resident = self.resident_ram
+        extra = self.ram_full_context_bytes - resident.total
+        if not self.ram_full_context_bytes or not extra:
+            return resident
+        compute = max(0, resident.compute + extra)
+        overhead = resident.overhead + min(0, resident.compute + extra)
+        return replace(resident, compute=compute, overhead=max(0, overhead))
+
+    @property
+    def must_fit_bytes(self) -> int:
+        """Everything the run needs with the whole context in use, RAM and video memory
+        together, without the page cache the system can drop: the figure the verdict rests on
+        and the one "memory" figure of a variant (the Models page's column and bars, ``fit``,
+        ``catalog --json``, ``recommend``)."""
+        return self.need_ram.total + self.vram_bytes
+
     def need_text(self) -> str:
-        """ "needs X of Y available" for the RAM the verdict rests on: what must stay resident
-        with the whole context in use, against the RAM available, precise enough that "more
-        than" is visibly true."""
-        ram = need_of(self.ram_full_context_bytes, self.ram_available_bytes)
+        """ "needs X of Y available" for what the verdict rests on: what must stay resident
+        with the whole context in use, against the RAM available (on unified memory the GPU's
+        share too, from the same pool), precise enough that "more than" is visibly true."""
+        if self.unified_memory and self.vram_bytes:
+            pool = self.need_ram.total + self.vram_bytes
+            return "needs " + need_of(pool, self.ram_available_bytes)
+        ram = need_of(self.need_ram.total, self.ram_available_bytes)
         if self.vram_bytes and self.vram_free_bytes:
             vram = need_of(self.vram_bytes, sum(self.vram_free_bytes)).replace(
                 " available", " VRAM free"
@@ -366,6 +404,7 @@ class FitResult:
             "tokens_per_s": self.tokens_per_s,
             "max_ctx": self.max_ctx,
             "fits_disk": self.fits_disk,
+            "must_fit_bytes": self.must_fit_bytes,
             "past_trained_ctx": self.past_trained_ctx,
             "unsupported": self.unsupported or None,
         }
@@ -403,11 +442,26 @@ class FitResult:
             "download_bytes": self.download_bytes,
             "fits_disk": self.fits_disk,
             "page_cache_bytes": self.page_cache_bytes,
+            "must_fit_bytes": self.must_fit_bytes,
             "n_ctx_train": self.n_ctx_train,
             "past_trained_ctx": self.past_trained_ctx,
             "unsupported": self.unsupported or None,
+            "unified_memory": self.unified_memory,
             "reasons": list(self.reasons),
         }
+
+
+def need_decimals(need: int, available: int) -> int:
+    """The decimals (1-3) it takes for ``need`` and ``available`` to read differently in the
+    unit :func:`need_of` uses; the window formats its "needs X of Y" with as many."""
+    gib = 1024**3
+    scale = gib if max(need, available) >= gib else 1024 * 1024
+    if need == available:
+        return 1
+    for decimals in (1, 2):
+        if f"{need / scale:.{decimals}f}" != f"{available / scale:.{decimals}f}":
+            return decimals
+    return 3
 
 
 def need_of(need: int, available: int) -> str:
@@ -415,10 +469,8 @@ def need_of(need: int, available: int) -> str:
     different numbers to read differently: "23.24 GiB of 23.19 GiB available"."""
     gib = 1024**3
     unit, scale = ("GiB", gib) if max(need, available) >= gib else ("MiB", 1024 * 1024)
-    for decimals in (1, 2, 3):
-        a, b = f"{need / scale:.{decimals}f}", f"{available / scale:.{decimals}f}"
-        if a != b or need == available:
-            break
+    decimals = need_decimals(need, available)
+    a, b = f"{need / scale:.{decimals}f}", f"{available / scale:.{decimals}f}"
     return f"{a} {unit} of {b} {unit} available"
 
 

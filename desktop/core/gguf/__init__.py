@@ -12,6 +12,8 @@ Broken files raise a :class:`~desktop.core.errors.GGUFError` subclass with one p
 from desktop.core.gguf.arch import ModelArch
 from desktop.core.gguf.format import (
     MAX_KEPT_ARRAY_ITEMS,
+    MAX_KV,
+    MAX_TENSORS,
     GGUFArraySummary,
     GGUFFileError,
     GGUFFormatError,
@@ -55,6 +57,8 @@ from desktop.core.gguf.remote import read_gguf_url, read_remote_gguf
 __all__ = [
     "FILE_TYPE_BASE",
     "MAX_KEPT_ARRAY_ITEMS",
+    "MAX_KV",
+    "MAX_TENSORS",
     "QUANT_BITS",
     "GGUFArraySummary",
     "GGUFFileError",

@@ -29,6 +29,13 @@ MAX_KEPT_ITEMS_TOTAL = 16 * 1024
 MAX_ARRAY_DEPTH = 3
 #: A header (everything before the tensor data) larger than this is refused as implausible.
 MAX_HEADER_BYTES = 512 * 1024 * 1024
+#: Tensors and metadata entries a header may hold. Real models hold at most a few thousand
+#: tensors (512 layers, llama.cpp's limit, of a dozen or so each; experts are merged into one
+#: tensor per layer) and under a hundred keys. Each becomes a few Python objects (~400 bytes),
+#: so these caps are what keeps a header of honest but huge counts (ten million 40-byte tensor
+#: infos in a 400 MB file) from costing gigabytes: it is refused after reading its counts.
+MAX_TENSORS = 64 * 1024
+MAX_KV = 64 * 1024
 
 INITIAL_CHUNK = 1024 * 1024
 MAX_CHUNK = 32 * 1024 * 1024

@@ -10,7 +10,19 @@ names the byte offset where reading failed. Memory stays bounded by the bytes ac
 nothing is allocated from a count or length read from the file before the bytes behind it have
 been checked against the file size, and long arrays (token lists, merges, scores) are not
 materialised; they are kept as a :class:`~desktop.core.gguf.format.GGUFArraySummary`, their
-strings stepped over by :func:`desktop.core.gguf.strings.skip_strings`.
+strings stepped over by :func:`desktop.core.gguf.strings.skip_strings` and their nested arrays
+by :meth:`HeaderParser._skip_arrays`, without building an object per item.
+
+The bounds, for any input: a header is refused or read in at most a few times its own size of
+Python memory (about 8 times at worst, for a header of nothing but tensor infos or keys; a
+real model's header, mostly token lists, costs a fraction of its size) and never more than
+about 20 MB of it, because counts past :data:`~desktop.core.gguf.format.MAX_TENSORS` and
+:data:`~desktop.core.gguf.format.MAX_KV` are refused before anything is read; a local file's
+bytes are mapped, not copied. Time is linear in the header's bytes, well under a second per MB
+(every item is stepped over once). ``benchmarks/gguf_bombs.py`` measures both on hostile headers.
+
+The tensor data is checked the way llama.cpp checks it before mapping it: each tensor right
+after the one before it, padded to the alignment (no overlaps, no holes), and inside the file.
 
 Format reference: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
 """
@@ -34,7 +46,9 @@ from desktop.core.gguf.format import (
     MAX_KEPT_ARRAY_ITEMS,
     MAX_KEPT_ITEMS_TOTAL,
     MAX_KEY_BYTES,
+    MAX_KV,
     MAX_TENSOR_NAME_BYTES,
+    MAX_TENSORS,
     SUPPORTED_VERSIONS,
     VT_ARRAY,
     VT_BOOL,
@@ -54,8 +68,6 @@ from desktop.core.gguf.strings import skip_strings
 # Counts and lengths beyond these are called absurd (a corrupt file) rather than truncated.
 _ABSURD_STRING = 256 * 1024 * 1024
 _ABSURD_ARRAY = 1 << 32
-_ABSURD_TENSORS = 1 << 24
-_ABSURD_KV = 1 << 20
 _INT64_MAX = (1 << 63) - 1
 _MAX_SPECIAL_TOKEN_BYTES = 1024  # longer "special tokens" only occur in corrupt files
 
@@ -152,6 +164,16 @@ class HeaderParser:
                     offset=at,
                 )
             raise self._truncated(inside or what, at, self._src.size or 0)
+
+    def _check_cap(self, count: int, cap: int, what: str, real: str, at: int) -> None:
+        """Refuse a count the rest of the file could hold but no real model has (see
+        :data:`~desktop.core.gguf.format.MAX_TENSORS`)."""
+        if count > cap:
+            raise GGUFFormatError(
+                f"{self._name} claims {count:,} {what}; real models have at most {real} "
+                f"(this reader takes up to {cap:,})",
+                offset=at,
+            )
 
     def _unpack(self, code: str, size: int, what: str) -> Any:
         self._need(size, what)
@@ -265,14 +287,49 @@ class HeaderParser:
             if keep:
                 return tuple(self._text(f"item {i} of {what}") for i in range(length))
             self._skip_strings(length, what)
-        else:
-            items = tuple(
-                self._array(f"item {i} of {what}", depth + 1, materialize=keep)
+        elif keep:
+            return tuple(
+                self._array(f"item {i} of {what}", depth + 1, materialize=True)
                 for i in range(length)
             )
-            if keep:
-                return items
+        else:
+            self._skip_arrays(length, what, depth + 1)
         return GGUFArraySummary(item_type, length, first)
+
+    def _skip_arrays(self, count: int, what: str, depth: int) -> None:
+        """Step over ``count`` arrays (the items of an array) without building anything.
+
+        The common case, an array of fixed-size items lying whole in the buffer, costs one
+        unpack and an addition; anything else goes through :meth:`_array`, which checks it
+        and says what is wrong (a deeper level is skipped the same way)."""
+        if count and depth >= MAX_ARRAY_DEPTH:
+            raise GGUFFormatError(
+                f"{self._name} is corrupt: {what} nests arrays more than {MAX_ARRAY_DEPTH} deep",
+                offset=self._pos,
+            )
+        head = struct.Struct(self._e + "IQ").unpack_from
+        sizes = {vtype: size for vtype, (_code, size) in FIXED_SIZE_TYPES.items()}
+        buf = self._buf
+        buflen = len(buf)
+        pos = self._pos
+        index = 0
+        while index < count:
+            if pos + 12 <= buflen:
+                item_type, length = head(buf, pos)
+                size = sizes.get(item_type)
+                if size is not None:
+                    end = pos + 12 + length * size
+                    if end <= buflen:
+                        pos = end
+                        index += 1
+                        continue
+            self._pos = pos
+            self._array(f"item {index} of {what}", depth, materialize=False)
+            buf = self._buf
+            buflen = len(buf)
+            pos = self._pos
+            index += 1
+        self._pos = pos
 
     def _skip_strings(self, count: int, what: str) -> None:
         """Walk over ``count`` strings without decoding them (token lists and merges: the hot
@@ -331,7 +388,8 @@ class HeaderParser:
         magic = bytes(self._buf[0:4])
         if magic != GGUF_MAGIC:
             raise GGUFFormatError(
-                f"{self._name} is not a GGUF file: it starts with {magic!r} instead of b'GGUF'",
+                f"{self._name} is not a GGUF file: it starts with {_first_bytes(magic)} instead "
+                "of GGUF",
                 offset=0,
             )
         self._pos = 4
@@ -353,10 +411,12 @@ class HeaderParser:
 
         at = self._pos
         n_tensors = self._u64("the tensor count")
-        self._check_count(n_tensors, _MIN_TENSOR_INFO_BYTES, "tensors", _ABSURD_TENSORS, at)
+        self._check_count(n_tensors, _MIN_TENSOR_INFO_BYTES, "tensors", _INT64_MAX, at)
+        self._check_cap(n_tensors, MAX_TENSORS, "tensors", "a few thousand", at)
         at = self._pos
         n_kv = self._u64("the metadata count")
-        self._check_count(n_kv, _MIN_KV_BYTES, "metadata entries", _ABSURD_KV, at)
+        self._check_count(n_kv, _MIN_KV_BYTES, "metadata entries", _INT64_MAX, at)
+        self._check_cap(n_kv, MAX_KV, "metadata entries", "a hundred", at)
 
         metadata: dict[str, Any] = {}
         value_offsets: dict[str, int] = {}
@@ -386,7 +446,7 @@ class HeaderParser:
 
         tensors = self._tensor_infos(n_tensors, alignment)
         data_offset = -(-self._pos // alignment) * alignment
-        self._check_tensor_bounds(tensors, data_offset)
+        self._check_tensor_bounds(tensors, data_offset, alignment)
         return RawHeader(
             version=version,
             big_endian=big_endian,
@@ -512,7 +572,31 @@ class HeaderParser:
         n_bytes = n_elements // block * block_bytes
         return TensorInfo(name, tuple(shape), ggml_type, type_name, offset, n_bytes)
 
-    def _check_tensor_bounds(self, tensors: tuple[TensorInfo, ...], data_offset: int) -> None:
+    def _check_tensor_bounds(
+        self, tensors: tuple[TensorInfo, ...], data_offset: int, alignment: int
+    ) -> None:
+        """Check the tensor data the way llama.cpp does before it maps any of it.
+
+        llama.cpp (gguf.cpp) wants each tensor's data right after the one before it, in header
+        order, padded to the alignment: a tensor whose offset is anything else is refused there
+        ("has offset X, expected Y"), which also rules out overlapping tensors and holes. Its
+        model loader then wants every tensor's bytes inside the file. The first rule needs no
+        file size, so a remote header is checked too."""
+        expected = 0
+        for tensor in tensors:
+            if tensor.offset != expected:
+                relation = (
+                    "overlaps the one before it"
+                    if tensor.offset < expected
+                    else "leaves a gap after the one before it"
+                )
+                raise GGUFFormatError(
+                    f"{self._name} is corrupt: the data of tensor {tensor.name!r} starts at "
+                    f"offset {tensor.offset:,} of the data section, where llama.cpp expects "
+                    f"{expected:,} (it {relation})",
+                    offset=data_offset,
+                )
+            expected += -(-tensor.n_bytes // alignment) * alignment
         size = self._src.size
         if size is None:
             return
@@ -548,3 +632,11 @@ def parse_header(source: ByteSource, name: str, whole: mmap.mmap | None = None) 
 
     ``whole``: the complete file mapped in memory (then ``source`` is only asked for its size)."""
     return HeaderParser(source, name, whole).parse()
+
+
+def _first_bytes(magic: bytes) -> str:
+    """A file's first bytes as a person reads them: quoted text when they are printable ASCII
+    ("# LL"), else hexadecimal (the bytes 1f 8b 08 00)."""
+    if magic and all(32 <= b < 127 for b in magic):
+        return '"' + magic.decode("ascii") + '"'
+    return "the bytes " + " ".join(f"{b:02x}" for b in magic)

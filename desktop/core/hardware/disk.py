@@ -9,17 +9,22 @@ eMMC (``mmcblk*``), loop, zram and network filesystems are ``unknown``.
 
 The optional read speed (``measure=True``) costs real I/O: it reads up to 256 MiB of the largest
 model file in the folder, or writes and reads back a 128 MiB scratch file, after asking the
-kernel to drop that file from the page cache so the disk, not RAM, is measured.
+kernel to drop that file from the page cache so the disk, not RAM, is measured. A measured speed
+is cached in ``cache_dir()/disk_read_speed.json`` by device, and every later probe of a folder
+on that device reports it: the window's Measure button, ``hw --measure-disk`` and ``fit``'s load
+time then agree.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from desktop.core.hardware._fs import read_int, read_str, read_text, under
@@ -59,6 +64,10 @@ def probe_disk(
         # Sample an existing model file only inside the models folder itself, never elsewhere.
         in_models_dir = folder == path.expanduser().absolute()
         speed = measure_read_speed(folder, read_bytes, scratch_bytes, use_files=in_models_dir)
+        if speed is not None:
+            store_read_speed(device, speed)
+    else:
+        speed = cached_read_speed(device)
     return DiskInfo(
         path=str(path),
         device=device,
@@ -169,6 +178,53 @@ def _mount_source(folder: Path, root: Path) -> str | None:
 
 
 # --- measured read speed ---------------------------------------------------------------------
+
+SPEED_CACHE_FILE = "disk_read_speed.json"
+
+
+def _speed_cache_path(ensure: bool = False) -> Path:
+    from desktop.core import paths
+
+    return paths.cache_dir(ensure=ensure) / SPEED_CACHE_FILE
+
+
+def cached_read_speed(device: str) -> float | None:
+    """The read speed last measured on ``device`` (bytes/s), or None."""
+    if not device:
+        return None
+    try:
+        data = json.loads(_speed_cache_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    entry = data.get(device) if isinstance(data, dict) else None
+    value = entry.get("bytes_per_s") if isinstance(entry, dict) else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+def store_read_speed(device: str, bytes_per_s: float) -> None:
+    """Remember ``device``'s measured read speed for later probes (never fails the probe)."""
+    if not device:
+        return
+    path = _speed_cache_path(ensure=True)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    data[device] = {
+        "bytes_per_s": round(bytes_per_s),
+        "measured_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        log.warning("cannot cache the disk read speed in %s: %s", path, exc)
+        tmp.unlink(missing_ok=True)
 
 
 def measure_read_speed(

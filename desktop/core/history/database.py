@@ -1,19 +1,18 @@
 """The history's connection and its shared rows: the model files that ran and the machines.
 
-:class:`Database` holds one SQLite connection behind a lock (so one instance may be shared by the
-GUI thread and a comparison running on another thread) and writes in short transactions that
-are committed before a call returns. :class:`~desktop.core.history.store.History` builds the
-runs, comparisons and votes on it.
+:class:`Database` holds the history's :class:`~desktop.core.storage.Store` (one connection per
+process behind a lock, so one instance may be shared by the GUI thread and a comparison running
+on another thread) and writes in short transactions that are committed before a call returns.
+Every public method runs under the store's guard: when the file turns out damaged it is set
+aside and the method runs again, whole, on the new file. :class:`~desktop.core.history.store.
+History` builds the runs, comparisons and votes on it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,8 @@ from desktop.core.hashing import BytesCallback, StopCheck
 from desktop.core.history.fingerprint import FileStamp, cheap_sha256, hash_if_unchanged, stamp
 from desktop.core.history.records import ModelRef
 from desktop.core.history.rows import model_ref
-from desktop.core.history.schema import MIGRATIONS, open_database
+from desktop.core.history.schema import MIGRATIONS, history_schema
+from desktop.core.storage import Store, guarded
 
 
 class Database:
@@ -41,30 +41,17 @@ class Database:
     ) -> None:
         self.path = path
         self.library_db = library_db
-        self._conn = open_database(path, migrations)
-        self._lock = threading.RLock()
+        self.store = Store(path, history_schema(tuple(migrations)))
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        self.store.close()
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
-            return list(self._conn.execute(sql, tuple(args)).fetchall())
+        return list(self.store.read(sql, args))
 
     # -- models and machines -------------------------------------------------------------------
 
+    @guarded
     def model_ref(
         self,
         path: Path,
@@ -81,13 +68,13 @@ class Database:
         found = self._model_row(file)
         if found is not None:
             if found["sha256"] is None and sha256 is not None:
-                with self._write() as conn:
+                with self.store.transaction() as conn:
                     conn.execute("UPDATE models SET sha256 = ? WHERE id = ?", (sha256, found["id"]))
                 found = self._model_row(file)
             assert found is not None
             return model_ref(found)
         digest = sha256 or cheap_sha256(file, self.library_db)
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO models "
                 "(path, size_bytes, mtime_ns, sha256, label, variant_id, quant) "
@@ -113,9 +100,11 @@ class Database:
         )
         return rows[0] if rows else None
 
+    @guarded
     def models(self) -> list[ModelRef]:
         return [model_ref(r) for r in self._read("SELECT * FROM models ORDER BY label, id")]
 
+    @guarded
     def fill_hashes(
         self,
         *,
@@ -131,17 +120,18 @@ class Database:
             digest = hash_if_unchanged(file, on_bytes=on_bytes, should_stop=should_stop)
             if digest is None:
                 continue
-            with self._write() as conn:
+            with self.store.transaction() as conn:
                 conn.execute("UPDATE models SET sha256 = ? WHERE id = ?", (digest, row["id"]))
             filled += 1
         return filled
 
+    @guarded
     def machine_id(self, profile: HardwareProfile | None, name: str) -> int | None:
         if profile is None:
             return None
         text = json.dumps(profile.to_dict(), sort_keys=True, default=str)
         digest = hashlib.sha256(f"{name}\n{text}".encode()).hexdigest()
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO machines (digest, name, profile) VALUES (?, ?, ?)",
                 (digest, name or profile.name or "this machine", text),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.core.engine import GenerationMetrics, LoadSettings, RunReport
+from desktop.core.engine import CpuUse, GenerationMetrics, LoadSettings, RunReport
 from desktop.core.engine import protocol as p
 from desktop.core.errors import ScoutError
 
@@ -81,9 +81,12 @@ def report_from_dict(text: str, data: Mapping[str, Any]) -> RunReport:
         t_first=None,
         t_last=None,
     )
+    cpu = CpuUse.from_dict(data["cpu"]) if isinstance(data.get("cpu"), Mapping) else None
     return RunReport(
         text=text,
         metrics=metrics,
+        cpu=cpu[0] if cpu is not None else None,
+        cpu_bound=cpu[1] if cpu is not None else True,
         load_ms=number("load_ms"),
         rss_after_load_bytes=number("rss_after_load_bytes"),
         rss_after_first_token_bytes=number("rss_after_first_token_bytes"),

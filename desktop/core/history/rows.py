@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from desktop.core.engine import RunReport
+from desktop.core.hardware import THIS_MACHINE
 from desktop.core.history.records import (
     ComparisonSummary,
     ContestantRecord,
@@ -19,6 +21,8 @@ from desktop.core.history.records import (
     report_from_dict,
     report_to_dict,
 )
+
+log = logging.getLogger(__name__)
 
 RUN_SELECT = (
     "SELECT runs.*, machines.name AS machine_name, "
@@ -44,6 +48,21 @@ SUMMARY_SELECT = (
     "WHERE k.comparison_id = c.id ORDER BY k.idx)) AS names "
     "FROM comparisons c LEFT JOIN machines ON machines.id = c.machine_id"
 )
+
+
+def loads(text: str | None, default: Any) -> Any:
+    """A JSON column's value; ``default`` when it is empty, or unreadable (recovered from a
+    damaged file, or changed by hand), or not of the default's type."""
+    if not text:
+        return default
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        log.warning("an unreadable JSON value in the history was ignored: %.80r", text)
+        return default
+    if default is not None and not isinstance(value, type(default)):
+        return default
+    return value
 
 
 def like(text: str) -> str:
@@ -147,15 +166,15 @@ def _joined_model(row: Any) -> ModelRef | None:
 def run_record(row: Any) -> RunRecord:
     """A run row of :data:`RUN_SELECT` (a comparison's answer takes its prompt's text)."""
     output = row["output"] or ""
-    metrics = json.loads(row["metrics"]) if row["metrics"] else None
+    metrics = loads(row["metrics"], {}) or None
     prompt = row["prompt"] if row["prompt"] is not None else row["q_text"]
     return RunRecord(
         id=int(row["id"]),
         created_at=float(row["created_at"]),
         source=row["source"],
         model=_joined_model(row),
-        machine=row["machine_name"] or "",
-        settings=json.loads(row["settings"] or "{}"),
+        machine=row["machine_name"] or THIS_MACHINE,
+        settings=loads(row["settings"], {}),
         system=row["system"],
         prompt=prompt or "",
         output=output,
@@ -165,7 +184,7 @@ def run_record(row: Any) -> RunRecord:
         report=report_from_dict(output, metrics) if metrics is not None else None,
         checks_passed=row["checks_passed"],
         checks_total=row["checks_total"],
-        checks=tuple(json.loads(row["checks"] or "[]")),
+        checks=tuple(loads(row["checks"], [])),
         comparison_id=row["comparison_id"],
         contestant_index=row["contestant_idx"],
         prompt_index=row["prompt_idx"],
@@ -176,7 +195,7 @@ def contestant_record(row: Any) -> ContestantRecord:
     return ContestantRecord(
         name=row["name"],
         spec=row["spec"],
-        settings=json.loads(row["settings"] or "{}"),
+        settings=loads(row["settings"], {}),
         model=_joined_model(row),
         index=int(row["idx"]),
         status=row["status"],
@@ -190,7 +209,7 @@ def prompt_record(row: Any) -> PromptRecord:
         text=row["text"],
         key=row["prompt_key"],
         system=row["system"],
-        checks=tuple(json.loads(row["checks"] or "[]")),
+        checks=tuple(loads(row["checks"], [])),
         category=row["category"] or "",
         max_tokens=row["max_tokens"],
         index=int(row["idx"]),
@@ -203,7 +222,7 @@ def vote_record(row: Any) -> VoteRecord:
         prompt_index=int(row["prompt_idx"]),
         outcome=row["outcome"],
         winner=row["winner_idx"],
-        among=tuple(json.loads(row["among"] or "[]")),
+        among=tuple(loads(row["among"], [])),
         created_at=float(row["created_at"]),
     )
 
@@ -217,8 +236,8 @@ def comparison_summary(row: Any) -> ComparisonSummary:
         mode=row["mode"],
         suite=row["suite"],
         status=row["status"],
-        machine=row["machine_name"] or "",
-        models=tuple(json.loads(row["names"] or "[]")),
+        machine=row["machine_name"] or THIS_MACHINE,
+        models=tuple(loads(row["names"], [])),
         n_prompts=int(row["n_prompts"]),
         n_answers=int(row["n_answers"]),
     )

@@ -1,26 +1,14 @@
-"""The history database file: opening it (WAL), and its schema migrations.
+"""The history database's schema: its migration scripts, and how a damaged file is recovered.
 
-``PRAGMA user_version`` holds how many of :data:`MIGRATIONS` have been applied; opening a file
-applies the missing ones in order, each in its own transaction, so a database written by any
-earlier version is brought up to date and one written by a newer version is refused with a
-sentence (never changed). A file that is not a database is moved aside (kept, never deleted)
-and a new one started. WAL lets the window, a CLI run and a comparison in progress read and
-write at once; ``synchronous=NORMAL`` in WAL mode keeps every committed answer through a crash
-or a kill of the process (only a power cut may lose the last ones).
+The file is opened by :class:`desktop.core.storage.Store` (WAL, migrations by ``user_version``,
+a damaged file moved aside with every row that can still be read carried into a new one). A file
+written by a newer version is refused with a sentence, never changed.
 """
 
 from __future__ import annotations
 
-import logging
-import os
-import sqlite3
-import time
-from collections.abc import Sequence
-from pathlib import Path
-
 from desktop.core.history.records import HistoryError
-
-log = logging.getLogger(__name__)
+from desktop.core.storage import Schema, keep_every_row
 
 _V1 = """
 CREATE TABLE models (
@@ -120,87 +108,47 @@ CREATE TABLE votes (
 CREATE INDEX votes_comparison ON votes(comparison_id);
 """
 
+# Results brought from other machines (desktop.core.bundle): measurements of any kind with a
+# headline figure (quality: KL divergence, accuracy, ...; ``data`` holds the whole document),
+# and the calibration entries of other machines (desktop.core.fit's CalibrationEntry as JSON,
+# keyed by the measuring machine's fingerprint), so an imported machine's profile is calibrated
+# by its own runs.
+_V2 = """
+CREATE TABLE measurements (
+    id INTEGER PRIMARY KEY,
+    created_at REAL NOT NULL,
+    kind TEXT NOT NULL,
+    model_id INTEGER REFERENCES models(id),
+    machine_id INTEGER REFERENCES machines(id),
+    settings TEXT NOT NULL DEFAULT '{}',
+    metric TEXT NOT NULL,
+    value REAL,
+    data TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX measurements_model ON measurements(model_id);
+CREATE INDEX measurements_created ON measurements(created_at);
+CREATE TABLE machine_calibration (
+    id INTEGER PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    time REAL NOT NULL,
+    source TEXT NOT NULL,
+    model TEXT NOT NULL,
+    entry TEXT NOT NULL,
+    UNIQUE (fingerprint, time, source, model)
+);
+"""
+
 #: Schema scripts in order; the database's ``user_version`` counts those applied. Append a new
 #: script to change the schema; never edit one that has shipped.
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 
 
-def migrate(conn: sqlite3.Connection, migrations: Sequence[str] = MIGRATIONS) -> int:
-    """Apply the scripts the database has not seen yet; return its version afterwards."""
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version > len(migrations):
-        raise HistoryError(
-            f"The history database was written by a newer LLM Scout (schema {version}, this "
-            f"version knows {len(migrations)}); update the app or move the file away.",
-            kind="history.newer",
-        )
-    for number in range(version, len(migrations)):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            # executescript would commit on its own; run the statements one by one instead.
-            for statement in _statements(migrations[number]):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number + 1}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        log.info("history database migrated to schema %d", number + 1)
-    return len(migrations)
-
-
-def _statements(script: str) -> list[str]:
-    out: list[str] = []
-    current = ""
-    for line in script.splitlines(keepends=True):
-        current += line
-        if sqlite3.complete_statement(current):
-            out.append(current.strip())
-            current = ""
-    if current.strip():
-        out.append(current.strip())
-    return out
-
-
-def open_database(path: Path, migrations: Sequence[str] = MIGRATIONS) -> sqlite3.Connection:
-    """A connection to the history at ``path`` (created, migrated), usable from any thread
-    (the caller serialises its use)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        return _connect(path, migrations)
-    except sqlite3.DatabaseError as exc:
-        if "not a database" not in str(exc) and "malformed" not in str(exc):
-            raise HistoryError(f"The history database {path} cannot be opened: {exc}.") from exc
-    aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
-    log.warning("The history database %s is damaged; moved to %s", path, aside)
-    for suffix in ("", "-wal", "-shm"):
-        old = Path(f"{path}{suffix}")
-        if old.exists():
-            os.replace(old, Path(f"{aside}{suffix}"))
-    try:
-        return _connect(path, migrations)
-    except sqlite3.DatabaseError as exc:
-        raise HistoryError(f"The history database {path} cannot be opened: {exc}.") from exc
-
-
-def _connect(path: Path, migrations: Sequence[str]) -> sqlite3.Connection:
-    # Two first opens of a new file at once: the switch to WAL needs the file to itself and
-    # SQLite answers "locked" at once instead of waiting, so try again for a moment.
-    deadline = time.monotonic() + 10.0
-    while True:
-        conn = sqlite3.connect(path, timeout=10.0, isolation_level=None, check_same_thread=False)
-        try:
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA foreign_keys=ON")
-            migrate(conn, migrations)
-            return conn
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise HistoryError(f"The history database {path} cannot be opened: {exc}.") from exc
-            time.sleep(0.05)
-        except BaseException:
-            conn.close()
-            raise
+def history_schema(migrations: tuple[str, ...] = MIGRATIONS) -> Schema:
+    """The history's :class:`Schema`: every readable row of a damaged file is recovered."""
+    return Schema(
+        name="history",
+        migrations=migrations,
+        error=HistoryError,
+        salvage=keep_every_row,
+        foreign_keys=True,
+    )

@@ -19,7 +19,7 @@ from desktop.core import paths
 from desktop.core.engine import LoadSettings, RunReport
 from desktop.core.engine import protocol as p
 from desktop.core.hardware import HardwareProfile
-from desktop.core.history.database import Database
+from desktop.core.history.machines import MachineQueries
 from desktop.core.history.records import (
     COMPARISON_STATUSES,
     CONTESTANT_STATUSES,
@@ -42,14 +42,16 @@ from desktop.core.history.rows import (
     contestant_record,
     insert_run,
     like,
+    loads,
     model_filter,
     prompt_record,
     run_record,
     vote_record,
 )
+from desktop.core.storage import guarded
 
 
-class History(Database):
+class History(MachineQueries):
     """The history database. Use as a context manager, or call :meth:`close`.
 
     ``library_db``: where stored hashes of model files are looked up (the library's database;
@@ -69,6 +71,7 @@ class History(Database):
 
     # -- single answers -----------------------------------------------------------------------
 
+    @guarded
     def record_run(
         self,
         report: RunReport,
@@ -99,7 +102,7 @@ class History(Database):
             ref = self.model_ref(model, label=label)
         stored = dict(settings or {}) or settings_dict(load, params)
         machine_id = self.machine_id(profile, machine)
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             cursor = conn.execute(
                 *insert_run(
                     source=source,
@@ -117,6 +120,7 @@ class History(Database):
             run_id = int(cursor.lastrowid or 0)
         return self.run(run_id)
 
+    @guarded
     def run_profile(self, run_id: int) -> dict[str, Any]:
         """The hardware profile snapshot (``HardwareProfile.to_dict``) an answer ran on; empty
         when none was stored."""
@@ -125,14 +129,16 @@ class History(Database):
             "WHERE runs.id = ?",
             (run_id,),
         )
-        return json.loads(rows[0]["profile"]) if rows and rows[0]["profile"] else {}
+        return loads(rows[0]["profile"], {}) if rows else {}
 
+    @guarded
     def run(self, run_id: int) -> RunRecord:
         rows = self._read(f"{RUN_SELECT} WHERE runs.id = ?", (run_id,))
         if not rows:
             raise HistoryNotFound(f"There is no answer {run_id} in the history.")
         return run_record(rows[0])
 
+    @guarded
     def runs(
         self,
         *,
@@ -141,10 +147,11 @@ class History(Database):
         source: str | None = None,
         comparison_id: int | None = None,
         limit: int = 200,
+        machine: str | None = None,
     ) -> list[RunRecord]:
         """Answers, newest first. ``search``: words in the prompt, the answer or the model;
         ``model``: part of a model's label, variant id or path; ``source``: ``playground``,
-        ``run`` or ``comparison``."""
+        ``run`` or ``comparison``; ``machine``: one machine (:meth:`machine`)."""
         where: list[str] = []
         args: list[Any] = []
         if search:
@@ -164,16 +171,22 @@ class History(Database):
         if comparison_id is not None:
             where.append("runs.comparison_id = ?")
             args.append(comparison_id)
+        if machine:
+            condition, more = self.machine_condition("runs.machine_id", machine)
+            where.append(condition)
+            args += more
         sql = RUN_SELECT + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY runs.created_at DESC, runs.id DESC LIMIT ?"
         return [run_record(r) for r in self._read(sql, [*args, limit])]
 
+    @guarded
     def delete_run(self, run_id: int) -> bool:
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             return conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount > 0
 
     # -- comparisons --------------------------------------------------------------------------
 
+    @guarded
     def create_comparison(
         self,
         *,
@@ -191,7 +204,7 @@ class History(Database):
         and prompts are numbered in the order given. Returns its id."""
         machine_id = self.machine_id(profile, machine)
         now = time.time()
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO comparisons (title, created_at, updated_at, mode, suite, status, "
                 "machine_id, blind_order, options) VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)",
@@ -240,6 +253,7 @@ class History(Database):
                 )
         return comparison_id
 
+    @guarded
     def record_answer(
         self,
         comparison_id: int,
@@ -257,7 +271,7 @@ class History(Database):
     ) -> int:
         """Store one cell of a comparison as soon as it is finished (committed on return);
         a second answer for the same cell replaces the first. Returns the run id."""
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             row = conn.execute(
                 "SELECT model_id, settings, (SELECT machine_id FROM comparisons WHERE id = ?) "
                 "AS machine_id FROM contestants WHERE comparison_id = ? AND idx = ?",
@@ -277,7 +291,7 @@ class History(Database):
                     source="comparison",
                     model_id=row["model_id"],
                     machine_id=row["machine_id"],
-                    settings=json.loads(row["settings"]),
+                    settings=loads(row["settings"], {}),
                     system=None,
                     prompt=None,
                     output=output,
@@ -296,6 +310,7 @@ class History(Database):
             )
             return int(cursor.lastrowid or 0)
 
+    @guarded
     def set_contestant_status(
         self,
         comparison_id: int,
@@ -310,7 +325,7 @@ class History(Database):
         ``model`` replaces the file on record (a re-run found it elsewhere)."""
         if status not in CONTESTANT_STATUSES:
             raise ValueError(f"unknown contestant status {status!r}")
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             conn.execute(
                 "UPDATE contestants SET status = ?, reason = ?, error_kind = ?, "
                 "model_id = COALESCE(?, model_id) WHERE comparison_id = ? AND idx = ?",
@@ -324,15 +339,17 @@ class History(Database):
                 ),
             )
 
+    @guarded
     def set_comparison_status(self, comparison_id: int, status: str) -> None:
         if status not in COMPARISON_STATUSES:
             raise ValueError(f"unknown comparison status {status!r}")
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             conn.execute(
                 "UPDATE comparisons SET status = ?, updated_at = ? WHERE id = ?",
                 (status, time.time(), comparison_id),
             )
 
+    @guarded
     def record_vote(
         self,
         comparison_id: int,
@@ -346,7 +363,7 @@ class History(Database):
         if outcome not in VOTE_OUTCOMES:
             raise ValueError(f"unknown vote outcome {outcome!r}")
         now = time.time()
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO votes (comparison_id, prompt_idx, outcome, winner_idx, among, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -355,15 +372,23 @@ class History(Database):
             vote_id = int(cursor.lastrowid or 0)
         return VoteRecord(vote_id, prompt, outcome, winner, tuple(among), now)
 
+    @guarded
     def delete_vote(self, vote_id: int) -> bool:
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             return conn.execute("DELETE FROM votes WHERE id = ?", (vote_id,)).rowcount > 0
 
+    @guarded
     def comparisons(
-        self, *, search: str | None = None, model: str | None = None, limit: int = 200
+        self,
+        *,
+        search: str | None = None,
+        model: str | None = None,
+        limit: int = 200,
+        machine: str | None = None,
     ) -> list[ComparisonSummary]:
         """Stored comparisons, newest first. ``search``: words in the title, a prompt, an
-        answer or a contestant's name; ``model``: part of a model's label, variant or path."""
+        answer or a contestant's name; ``model``: part of a model's label, variant or path;
+        ``machine``: one machine (:meth:`machine`)."""
         where: list[str] = []
         args: list[Any] = []
         if search:
@@ -383,12 +408,17 @@ class History(Database):
                 f"WHERE k.comparison_id = c.id AND {model_filter('m')})"
             )
             args += [like(model)] * 3
+        if machine:
+            condition, more = self.machine_condition("c.machine_id", machine)
+            where.append(condition)
+            args += more
         sql = SUMMARY_SELECT
         if where:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY c.created_at DESC, c.id DESC LIMIT ?"
         return [comparison_summary(r) for r in self._read(sql, [*args, limit])]
 
+    @guarded
     def comparison(self, comparison_id: int) -> ComparisonRecord:
         """One comparison with its contestants, prompts, answers and votes."""
         found = self._summaries_by_id(comparison_id)
@@ -420,22 +450,24 @@ class History(Database):
             prompts=tuple(prompt_record(r) for r in prompts),
             runs=tuple(run_record(r) for r in runs),
             votes=tuple(vote_record(r) for r in votes),
-            blind_order=tuple(json.loads(head["blind_order"] or "[]")),
-            options=json.loads(head["options"] or "{}"),
-            profile=json.loads(head["profile"]) if head["profile"] else {},
+            blind_order=tuple(loads(head["blind_order"], [])),
+            options=loads(head["options"], {}),
+            profile=loads(head["profile"], {}),
         )
 
     def _summaries_by_id(self, comparison_id: int) -> list[ComparisonSummary]:
         rows = self._read(f"{SUMMARY_SELECT} WHERE c.id = ?", (comparison_id,))
         return [comparison_summary(r) for r in rows]
 
+    @guarded
     def delete_comparison(self, comparison_id: int) -> bool:
         """Remove a comparison with its answers and votes; False when there was none."""
-        with self._write() as conn:
+        with self.store.transaction() as conn:
             return (
                 conn.execute("DELETE FROM comparisons WHERE id = ?", (comparison_id,)).rowcount > 0
             )
 
+    @guarded
     def latest_comparison_id(self) -> int | None:
         rows = self._read("SELECT MAX(id) AS id FROM comparisons")
         return int(rows[0]["id"]) if rows and rows[0]["id"] is not None else None

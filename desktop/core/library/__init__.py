@@ -6,7 +6,8 @@ files; removing them (forget a row, or delete what the downloader installed); th
 facts and catalog match in an SQLite database; and :class:`ModelResolver`, which turns whatever a
 person types (a path, a demo key, a variant id, a model id) into one :class:`ResolvedModel` —
 the file, the catalog variant, the label, and the numbers a prediction uses. Depends on catalog,
-gguf, download (where downloads are installed) and fit (prediction targets).
+gguf, download (where downloads are installed), fit (prediction targets) and storage (the
+database file).
 """
 
 from desktop.core.library.manager import Library, RootReport, ScanProgress, ScanReport

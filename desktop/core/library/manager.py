@@ -25,6 +25,7 @@ any transaction), so an import from another thread never waits behind a scan.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -233,21 +234,14 @@ class Library:
             root_reports.append(
                 RootReport(root.source, root.path, root.path.is_dir(), len(discovery.candidates))
             )
-            with self._store.transaction():
-                for source_problem in discovery.problems:
-                    problem = LibraryProblem(
-                        source_problem.path,
-                        source_problem.source,
-                        source_problem.message,
-                        "library.layout",
-                        state.now,
-                        state.now,
-                    )
-                    state.seen.add(str(problem.path))
-                    state.problems.append(problem)
-                    self._store.put_problem(
-                        problem, real_path=problem.path, size_bytes=0, mtime_ns=0
-                    )
+            layout_problems = [
+                LibraryProblem(p.path, p.source, p.message, "library.layout", state.now, state.now)
+                for p in discovery.problems
+            ]
+            for problem in layout_problems:
+                state.seen.add(str(problem.path))
+                state.problems.append(problem)
+            self._store.atomic(functools.partial(self._put_layout_problems, layout_problems))
             for candidate in discovery.candidates:
                 if should_stop is not None and should_stop():
                     stopped = True
@@ -262,11 +256,13 @@ class Library:
                     )  # fmt: skip
             if stopped:
                 break
-        missing: list[LibraryEntry] = []
-        with self._store.transaction():
+        scanned = [r.path for r in roots if r.path.is_dir()]
+
+        def finish() -> list[LibraryEntry]:
             self._store.touch(state.unchanged, state.now)
-            if not stopped:
-                missing = self._sweep(known, state, [r.path for r in roots if r.path.is_dir()])
+            return [] if stopped else self._sweep(known, state, scanned)
+
+        missing = self._store.atomic(finish)
         return ScanReport(
             roots=tuple(root_reports),
             found=len(state.seen_real),
@@ -281,6 +277,10 @@ class Library:
             seconds=time.perf_counter() - started,
             complete=not stopped,
         )
+
+    def _put_layout_problems(self, problems: Sequence[LibraryProblem]) -> None:
+        for problem in problems:
+            self._store.put_problem(problem, real_path=problem.path, size_bytes=0, mtime_ns=0)
 
     def _scan_candidate(
         self, cand: Candidate, known: dict[str, FileState], state: _ScanState
@@ -505,8 +505,7 @@ class Library:
         entry = self._build_entry(
             cand, info, (size, mtime_ns), sha=sha, source="imported", state=None
         )
-        with self._store.transaction():
-            self._store.put_entry(entry, real_path=real)
+        self._store.put_entry(entry, real_path=real)
         stored = self._store.entry(entry.path)
         return stored if stored is not None else entry
 
@@ -519,8 +518,7 @@ class Library:
         key = Path(path).expanduser().absolute()
         known = self._store.entry(key) is not None or self._store.problem(key) is not None
         if known:
-            with self._store.transaction():
-                self._store.delete([str(key)])
+            self._store.delete([str(key)])
         return known
 
     def delete_download(self, path: Path | str, models_dir: Path | None = None) -> tuple[Path, ...]:
@@ -544,8 +542,7 @@ class Library:
             deleted.append(file)
             _remove_empty_folders(file.parent, root)
             _remove_empty_folders(record.parent, root / DOWNLOADS_SUBDIR)
-        with self._store.transaction():
-            self._store.delete([str(pairs[0][0]), *(str(f) for f in deleted)])
+        self._store.delete([str(pairs[0][0]), *(str(f) for f in deleted)])
         log.info("Deleted the downloaded model %s (%d files).", pairs[0][0], len(deleted))
         return tuple(deleted)
 
@@ -580,10 +577,9 @@ class Library:
                 repo_id=entry.repo_id,
                 name=entry.layout_name,
             )
-            with self._store.transaction():
-                read = self._read_entry(cand, (size, mtime_ns), state=None, source=entry.source)
-                if read is None:
-                    raise LibraryError(f"{entry.path} is no longer a usable GGUF model.")
+            read = self._read_entry(cand, (size, mtime_ns), state=None, source=entry.source)
+            if read is None:
+                raise LibraryError(f"{entry.path} is no longer a usable GGUF model.")
             return self.ensure_sha256(path, on_bytes=on_bytes, should_stop=should_stop)
         sha = sha256_file(entry.path, on_bytes=on_bytes, should_stop=should_stop)
         catalog = self._catalog
@@ -608,8 +604,7 @@ class Library:
                 match_method=match.method,
                 family=match.model.family,
             )
-        with self._store.transaction():
-            self._store.update_fields(str(entry.path), **changes)
+        self._store.update_fields(str(entry.path), **changes)
         updated = self._store.entry(entry.path)
         assert updated is not None
         return updated

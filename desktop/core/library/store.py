@@ -6,35 +6,34 @@ not open the file again, and ``sha256``, when set, describes the file at that sa
 changed file is read again and keeps a hash only where its layout names it). A vanished file
 keeps its row with ``missing = 1`` until it comes back.
 
-The database uses WAL so the window and a CLI run can read it at the same time; writes happen in
-short transactions. ``schema_version`` holds :data:`SCHEMA_VERSION`; a database from a newer
-version is refused with a sentence, a file that is not a database is moved aside and started
-again (the library is rebuilt by the next scan).
+The file is opened by :class:`desktop.core.storage.Store` (WAL, so the window and a CLI run can
+read it at once; writes in short transactions; migrations counted by ``user_version``: a file
+from before, versioned by a ``schema_version`` table, is adopted as version 1). A file from a
+newer version is refused with a sentence; a damaged one is moved aside and a new one started:
+the next scan rebuilds it, and imported files, which no scan finds again, are recovered into it.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from desktop.core.errors import LibraryError
+from desktop.core.storage import Schema, Store
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+T = TypeVar("T")
+
 DB_FILE = "library.db"
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
+_V1 = """
+CREATE TABLE files (
     path TEXT PRIMARY KEY,
     real_path TEXT NOT NULL,
     parts TEXT NOT NULL,
@@ -63,8 +62,43 @@ CREATE TABLE IF NOT EXISTS files (
     last_seen REAL NOT NULL,
     missing INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS files_real_path ON files(real_path);
+CREATE INDEX files_real_path ON files(real_path);
 """
+
+#: Schema scripts in order; the database's ``user_version`` counts those applied. Append a new
+#: script to change the schema; never edit one that has shipped.
+MIGRATIONS: tuple[str, ...] = (_V1,)
+
+
+def _legacy_version(conn: sqlite3.Connection) -> int | None:
+    """A file from before ``user_version``: its ``schema_version`` table said 1 for the same
+    ``files`` table as :data:`_V1` (a newer number is refused). The table goes."""
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if found is None:
+        return None
+    row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    version = int(row[0]) if row is not None and row[0] is not None else 1
+    if version <= len(MIGRATIONS):
+        conn.execute("DROP TABLE schema_version")
+    return version
+
+
+def _recover_row(table: str, row: Mapping[str, Any]) -> bool:
+    """From a damaged file, only imported models come back: a scan finds every other file."""
+    return table == "files" and row.get("source") == "imported" and row.get("problem") is None
+
+
+def library_schema(migrations: tuple[str, ...] = MIGRATIONS) -> Schema:
+    return Schema(
+        name="library",
+        migrations=migrations,
+        error=LibraryError,
+        legacy=_legacy_version,
+        salvage=_recover_row,
+        rebuilt=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -147,85 +181,26 @@ class FileState:
 _ENTRY_FIELDS = {f.name for f in fields(LibraryEntry)}
 
 
-def _open(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=10.0, isolation_level=None)
-    try:
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-    except BaseException:
-        conn.close()
-        raise
-    return conn
-
-
 class LibraryStore:
-    """Rows of the library database. Not thread-safe: one store per thread."""
+    """Rows of the library database. Safe to use from several threads (one connection per
+    process, behind the store's lock)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._conn = self._connect()
-        except sqlite3.DatabaseError as exc:
-            if "not a database" not in str(exc) and "malformed" not in str(exc):
-                raise LibraryError(f"The library database {path} cannot be opened: {exc}.") from exc
-            aside = path.with_name(f"{path.name}.broken-{int(time.time())}")
-            log.warning("The library database %s is damaged; moved to %s", path, aside)
-            for suffix in ("", "-wal", "-shm"):
-                old = Path(f"{path}{suffix}")
-                if old.exists():
-                    os.replace(old, Path(f"{aside}{suffix}"))
-            self._conn = self._connect()
-
-    def _connect(self) -> sqlite3.Connection:
-        # Two first opens of a new database at once: switching it to WAL needs the file to
-        # itself and SQLite answers "locked" at once instead of waiting; try again briefly.
-        deadline = time.monotonic() + 10.0
-        while True:
-            try:
-                return self._connect_once()
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise LibraryError(
-                        f"The library database {self.path} cannot be opened: {exc}."
-                    ) from exc
-                time.sleep(0.05)
-
-    def _connect_once(self) -> sqlite3.Connection:
-        conn = _open(self.path)
-        try:
-            conn.executescript(_SCHEMA)
-            row = conn.execute("SELECT version FROM schema_version").fetchone()
-            if row is None:
-                conn.execute("INSERT INTO schema_version VALUES (?)", (SCHEMA_VERSION,))
-            elif row[0] > SCHEMA_VERSION:
-                raise LibraryError(
-                    f"The library database {self.path} was written by a newer LLM Scout "
-                    f"(schema {row[0]}); update the app or move the file away."
-                )
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        self._store = Store(path, library_schema())
 
     def close(self) -> None:
-        self._conn.close()
+        self._store.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+    def atomic(self, work: Callable[[], T]) -> T:
+        """Run ``work`` (calls of this store) as one transaction, again on a new file if the
+        old one turns out damaged."""
+        return self._store.write(lambda conn: work())
 
     # -- reading ---------------------------------------------------------------------------
 
     def states(self) -> dict[str, FileState]:
-        rows = self._conn.execute(
+        rows = self._store.read(
             "SELECT path, source, size_bytes, mtime_ns, sha256, layout_name, problem, missing "
             "FROM files"
         )
@@ -247,23 +222,23 @@ class LibraryStore:
         sql = "SELECT * FROM files WHERE problem IS NULL"
         if not include_missing:
             sql += " AND missing = 0"
-        rows = self._conn.execute(sql + " ORDER BY display_name COLLATE NOCASE, path")
+        rows = self._store.read(sql + " ORDER BY display_name COLLATE NOCASE, path")
         return [_entry(r) for r in rows]
 
     def entry(self, path: Path | str) -> LibraryEntry | None:
-        row = self._conn.execute(
+        rows = self._store.read(
             "SELECT * FROM files WHERE path = ? AND problem IS NULL", (str(path),)
-        ).fetchone()
-        return None if row is None else _entry(row)
+        )
+        return _entry(rows[0]) if rows else None
 
     def problem(self, path: Path | str) -> LibraryProblem | None:
-        row = self._conn.execute(
+        rows = self._store.read(
             "SELECT * FROM files WHERE path = ? AND problem IS NOT NULL", (str(path),)
-        ).fetchone()
-        return None if row is None else _problem(row)
+        )
+        return _problem(rows[0]) if rows else None
 
     def problems(self) -> list[LibraryProblem]:
-        rows = self._conn.execute("SELECT * FROM files WHERE problem IS NOT NULL ORDER BY path")
+        rows = self._store.read("SELECT * FROM files WHERE problem IS NOT NULL ORDER BY path")
         return [_problem(r) for r in rows]
 
     # -- writing ---------------------------------------------------------------------------
@@ -300,23 +275,28 @@ class LibraryStore:
     def _upsert(self, values: dict[str, Any]) -> None:
         columns = list(values)
         updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in ("first_seen",))
-        self._conn.execute(
-            f"INSERT INTO files ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
-            f"ON CONFLICT(path) DO UPDATE SET {updates}",
-            [values[c] for c in columns],
-        )
-        # A row that changes kind (problem <-> entry) must not keep the other kind's fields.
-        if values.get("problem") is not None:
-            self._conn.execute(
-                "UPDATE files SET architecture = NULL, family = NULL, n_params = NULL, "
-                "quant = NULL, model_id = NULL, variant_id = NULL, match_method = NULL, "
-                "sha256 = NULL WHERE path = ?",
-                (values["path"],),
+
+        def write(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                f"INSERT INTO files ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' * len(columns))}) "
+                f"ON CONFLICT(path) DO UPDATE SET {updates}",
+                [values[c] for c in columns],
             )
+            # A row that changes kind (problem <-> entry) must not keep the other kind's fields.
+            if values.get("problem") is not None:
+                conn.execute(
+                    "UPDATE files SET architecture = NULL, family = NULL, n_params = NULL, "
+                    "quant = NULL, model_id = NULL, variant_id = NULL, match_method = NULL, "
+                    "sha256 = NULL WHERE path = ?",
+                    (values["path"],),
+                )
+
+        self._store.write(write)
 
     def touch(self, paths: Sequence[str], now: float) -> None:
         """Seen again, unchanged: update ``last_seen`` and clear ``missing``."""
-        self._conn.executemany(
+        self._store.executemany(
             "UPDATE files SET last_seen = ?, missing = 0 WHERE path = ?", [(now, p) for p in paths]
         )
 
@@ -325,13 +305,15 @@ class LibraryStore:
         if unknown:
             raise ValueError(f"unknown library fields {sorted(unknown)}")
         sets = ", ".join(f"{k} = ?" for k in values)
-        self._conn.execute(f"UPDATE files SET {sets} WHERE path = ?", [*values.values(), path])
+        self._store.execute(f"UPDATE files SET {sets} WHERE path = ?", [*values.values(), path])
 
     def mark_missing(self, paths: Sequence[str]) -> None:
-        self._conn.executemany("UPDATE files SET missing = 1 WHERE path = ?", [(p,) for p in paths])
+        self._store.executemany(
+            "UPDATE files SET missing = 1 WHERE path = ?", [(p,) for p in paths]
+        )
 
     def delete(self, paths: Sequence[str]) -> None:
-        self._conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
+        self._store.executemany("DELETE FROM files WHERE path = ?", [(p,) for p in paths])
 
 
 def _entry(row: sqlite3.Row) -> LibraryEntry:

@@ -9,8 +9,8 @@ scroll position.
 
 The cells live in C++ (the model is a ``QStandardItemModel``, filled from Python when the
 entries change): painting the table and sorting it through the proxy then never call back into
-Python, which made a repaint of the visible rows 7x cheaper (38 -> 5 ms) and kept the GUI
-responsive while the context slider moves.
+Python, which keeps the GUI responsive while the context slider moves (benchmarks/RESULTS.md,
+"GUI stalls", has the repaint times before and after).
 
 Sorting goes through a proxy on :data:`SORT_ROLE`, whose values have one type per column:
 numbers for numeric columns (the catalog's own sort keys turned into ranks for the catalog
@@ -36,7 +36,7 @@ from PySide6.QtGui import QColor, QPalette, QStandardItemModel
 from PySide6.QtWidgets import QApplication
 
 from desktop.core.catalog import VARIANT_SORT_KEYS, CatalogModel, Variant
-from desktop.core.fit import FitResult, FitRow
+from desktop.core.fit import FitResult, FitRow, download_size
 from desktop.ui import format as fmt
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -80,6 +80,7 @@ class CatalogEntry:
     from_file: bool = False
     n_ctx: int = 0
     calibration_runs: int = 0  # the estimate is calibrated from this many runs on its machine
+    calibration_source: str = ""  # "this machine", or "profile": carried by the profile
 
     @property
     def variant_id(self) -> str:
@@ -99,17 +100,18 @@ class CatalogEntry:
 
     @property
     def past_trained_context(self) -> bool:
-        """The context asked for is longer than the model was trained for."""
-        trained = self.model.context_length
-        return self.fit is not None and trained > 0 and self.n_ctx > trained
+        """The context asked for is longer than the model was trained for (the fit's word)."""
+        return self.fit is not None and self.fit.past_trained_ctx
+
+    @property
+    def download_size(self) -> tuple[int | None, bool]:
+        """The one download size (bytes, known): verified, or estimated from the shapes."""
+        return download_size(self.model, self.variant)
 
     @property
     def memory_bytes(self) -> int | None:
-        """Everything the run needs: RAM and video memory together (the detail panel splits),
-        without the page cache the system can drop."""
-        if self.fit is None:
-            return None
-        return self.fit.ram_bytes - self.fit.page_cache_bytes + self.fit.vram_bytes
+        """Everything the run needs: the fit's must-fit bytes (the detail panel splits them)."""
+        return self.fit.must_fit_bytes if self.fit is not None else None
 
 
 def family_titles(models: Iterable[CatalogModel]) -> dict[str, str]:
@@ -130,6 +132,17 @@ def params_text(model: CatalogModel) -> str:
     if model.n_params_active:
         text += f" (A{fmt.params(model.n_params_active)})"
     return text
+
+
+def size_text(entry: CatalogEntry) -> str:
+    """The one download size as the Size column and the detail panel say it: "4.4 GiB" when
+    verified against the Hub, "~379 MiB" when estimated from the model's shapes (the CLI's
+    catalog marks it the same way); "-" when unknown."""
+    size, known = entry.download_size
+    if size is None:
+        return "-"
+    text = fmt.size(size, 1 if size >= 1 << 30 else 0)
+    return text if known else UNVERIFIED + text
 
 
 def verdict_text(entry: CatalogEntry) -> str:
@@ -155,11 +168,11 @@ def verdict_tooltip(entry: CatalogEntry) -> str:
         lines.append(entry.error)
     if entry.fit is not None:
         lines.extend(entry.fit.reasons[:2])
-    if entry.past_trained_context:
+    if entry.fit is not None and entry.past_trained_context:
         lines.append(
             _tr("%1 tokens is past the %2 the model was trained for; answers may degrade.")
-            .replace("%1", fmt.integer(entry.n_ctx))
-            .replace("%2", fmt.integer(entry.model.context_length))
+            .replace("%1", fmt.integer(entry.fit.n_ctx))
+            .replace("%2", fmt.integer(entry.fit.n_ctx_train))
         )
     return "\n".join(lines)
 
@@ -191,7 +204,6 @@ class _Columns:
         COL_MODEL: "name",
         COL_PARAMS: "params",
         COL_QUANT: "quant",
-        COL_SIZE: "size",
     }
 
 
@@ -264,6 +276,7 @@ class CatalogCells(_Columns):
                     found.target.path is not None,
                     n_ctx,
                     found.calibration.runs if found.calibration is not None else 0,
+                    found.calibration.source if found.calibration is not None else "",
                 )
             )
         return updated
@@ -321,13 +334,7 @@ class CatalogCells(_Columns):
         if column == self.COL_QUANT:
             return variant.quant
         if column == self.COL_SIZE:
-            size = variant.size_bytes
-            if not variant.verified and entry.fit is not None and entry.fit.download_bytes:
-                size = entry.fit.download_bytes  # from the shapes, as the fit counts it
-            if size is None:
-                return "-"
-            text = fmt.size(size, 1 if size >= 1 << 30 else 0)
-            return text if variant.verified else UNVERIFIED + text
+            return size_text(entry)
         if column == self.COL_LICENCE:
             return model.license.name
         if column == self.COL_ZH:
@@ -348,6 +355,8 @@ class CatalogCells(_Columns):
         return ""
 
     def _sort_value(self, row: int, entry: CatalogEntry, column: int) -> Any:
+        if column == self.COL_SIZE:
+            return float(entry.download_size[0] or 0)  # the size shown, not the catalog's
         key = self.CATALOG_SORT.get(column)
         if key is not None:
             return self._ranks[key][row]
@@ -413,9 +422,12 @@ class CatalogCells(_Columns):
             return verdict_tooltip(entry)
         if column == self.COL_MEMORY and fit is not None:
             text = (
-                self.tr("Predicted at %1 tokens of context: %2 of RAM and %3 of video memory.")
+                self.tr(
+                    "Needs, with the whole context of %1 tokens in use: %2 of RAM and %3 of "
+                    "video memory (predicted)."
+                )
                 .replace("%1", fmt.integer(entry.n_ctx))
-                .replace("%2", fmt.size(fit.ram_bytes))
+                .replace("%2", fmt.size(fit.need_ram.total))
                 .replace("%3", fmt.size(fit.vram_bytes))
             )
             if entry.from_file:
@@ -565,8 +577,8 @@ class CatalogTableModel(QStandardItemModel, _Columns):
                 "8.5). AWQ models are 4-bit safetensors for vLLM on NVIDIA GPUs, not GGUF."
             ),
             self.COL_SIZE: self.tr(
-                "Download size. %1 marks a size from the publisher that was not verified against "
-                "the Hub (`llm-scout catalog refresh` checks it)."
+                "Download size. %1 marks a size estimated from the model's shapes, not verified "
+                "against the Hub (`llm-scout catalog refresh` checks it)."
             ).replace("%1", UNVERIFIED),
             self.COL_VERDICT: self.tr(
                 "Where it would run here at %1 tokens of context: GPU (every layer on the GPU), "

@@ -18,8 +18,7 @@ from typing import Any
 
 from desktop.core.compare import ContestantInfo
 from desktop.core.engine import RemoteEndpoint, is_remote_spec
-
-CACHE_CHOICES = ("f16", "q8_0", "q4_0")
+from desktop.core.kv_cache import cache_type_of
 
 
 @dataclass(frozen=True)
@@ -115,7 +114,7 @@ def entry_from_info(info: ContestantInfo) -> ContestantEntry:
         ctx=_int(load.get("n_ctx")),
         ngl=_int(load.get("n_gpu_layers")) or None,
         threads=_int(load.get("n_threads")),
-        cache=cache if cache in CACHE_CHOICES else "f16",
+        cache=cache_type_of(cache),
         temp=_float(sampling.get("temperature")),
         seed=_int(sampling.get("seed")),
     )

@@ -3,7 +3,8 @@
 
 Speeds and TTFT are medians over the contestant's answers, memory the peak (the core decides
 that); this model only formats them. In a blind comparison whose names are not revealed yet,
-the model column shows the letters only. A contestant on a server has no prediction and its
+the model column shows the letters only and the view hides the :attr:`SummaryModel.REVEALING`
+columns. A contestant on a server has no prediction and its
 memory is what the server exposed, else "unknown" (never 0).
 """
 
@@ -65,6 +66,17 @@ class SummaryModel(QAbstractTableModel):
         COL_CHECKS,
         COL_VOTES,
     ) = range(11)
+    #: The columns a blind comparison hides until Reveal: they give the models away.
+    REVEALING = (
+        COL_QUANT,
+        COL_CTX,
+        COL_TTFT,
+        COL_PROMPT,
+        COL_GEN,
+        COL_PRIVATE,
+        COL_VRAM,
+        COL_PREDICTED,
+    )
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -187,9 +187,14 @@ class DownloadsModel(QAbstractTableModel):
             )
         total = max(p.files_total, 1)
         if row.state is DownloadState.DONE:
-            if total == 1:
-                return row.job.request.files[0].name
-            return self.tr("%1 files").replace("%1", str(total))
+            done = (
+                row.job.request.files[0].name
+                if total == 1
+                else self.tr("%1 files").replace("%1", str(total))
+            )
+            if any(not f.known_hash for f in row.job.result(0).files):
+                done = self.tr("%1 · not verified against a known hash").replace("%1", done)
+            return done
         name = p.file or row.job.request.files[0].name
         if total == 1:
             return name

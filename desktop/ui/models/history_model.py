@@ -23,6 +23,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
+from desktop.core.hardware import THIS_MACHINE
 from desktop.core.history import ComparisonSummary, History, RunRecord
 from desktop.ui import format as fmt
 
@@ -63,6 +64,13 @@ class HistoryItem:
         return ", ".join(self.comparison.models) if self.comparison is not None else ""
 
     @property
+    def machine(self) -> str:
+        """The machine it ran on, as the history names it (``this machine`` for this one)."""
+        if self.run is not None:
+            return self.run.machine
+        return self.comparison.machine if self.comparison is not None else ""
+
+    @property
     def failed(self) -> bool:
         return self.run is not None and not self.run.ok
 
@@ -72,11 +80,13 @@ class HistoryListing:
     """What the history holds for the current filters, read on a worker thread.
 
     ``stored``: whether anything at all is stored (False: the page shows its empty state);
-    ``models``: the labels of every model that ran, for the model filter."""
+    ``models``: the labels of every model that ran, for the model filter; ``machines``: (key,
+    name) of every machine something is stored from, this one first, for the machine filter."""
 
     items: tuple[HistoryItem, ...] = ()
     models: tuple[str, ...] = ()
     stored: bool = False
+    machines: tuple[tuple[str, str], ...] = ()
 
 
 def read_listing(
@@ -85,30 +95,36 @@ def read_listing(
     search: str = "",
     model: str = "",
     kind: str = "all",
+    machine: str = "",
     limit: int = 500,
 ) -> HistoryListing:
-    """The rows for ``search`` (words anywhere), ``model`` (part of a model's name or path)
-    and ``kind`` (``all``, ``run`` or ``comparison``), newest first."""
+    """The rows for ``search`` (words anywhere), ``model`` (part of a model's name or path),
+    ``kind`` (``all``, ``run`` or ``comparison``) and ``machine`` (a machine's key; one that is
+    no longer stored is no filter), newest first."""
+    machines = tuple((m.key, m.name) for m in history.machines())
+    on = machine if machine in {key for key, _ in machines} else None
     items: list[HistoryItem] = []
     if kind in ("all", "run"):
         for source in ANSWER_SOURCES:
             for run in history.runs(
-                search=search or None, model=model or None, source=source, limit=limit
+                search=search or None, model=model or None, source=source, limit=limit, machine=on
             ):
                 items.append(HistoryItem("run", run.id, run.created_at, run=run))
     if kind in ("all", "comparison"):
-        for summary in history.comparisons(search=search or None, model=model or None, limit=limit):
+        for summary in history.comparisons(
+            search=search or None, model=model or None, limit=limit, machine=on
+        ):
             items.append(
                 HistoryItem("comparison", summary.id, summary.created_at, comparison=summary)
             )
     items.sort(key=lambda item: (item.created_at, item.id), reverse=True)
     stored = bool(items)
-    if not stored and (search or model or kind != "all"):
+    if not stored and (search or model or on or kind != "all"):
         stored = any(history.runs(source=s, limit=1) for s in ANSWER_SOURCES) or bool(
             history.comparisons(limit=1)
         )
     labels = sorted({m.label for m in history.models()}, key=str.casefold)
-    return HistoryListing(tuple(items[:limit]), tuple(labels), stored)
+    return HistoryListing(tuple(items[:limit]), tuple(labels), stored, machines)
 
 
 def run_model_label(run: RunRecord) -> str:
@@ -119,6 +135,13 @@ def run_model_label(run: RunRecord) -> str:
     if remote is not None and remote.get("model"):
         return f"{remote['model']} @ {remote.get('endpoint', '')}".strip(" @")
     return "-"
+
+
+def machine_text(name: str) -> str:
+    """A machine's name as shown: this one in the UI's language."""
+    if not name or name == THIS_MACHINE:
+        return QCoreApplication.translate("History", "This machine")
+    return name
 
 
 def when_text(timestamp: float) -> str:
@@ -165,7 +188,7 @@ def result_text(item: HistoryItem) -> str:
 class HistoryModel(QAbstractTableModel):
     """Rows of the history, newest first."""
 
-    COL_WHEN, COL_KIND, COL_TITLE, COL_MODELS, COL_RESULT = range(5)
+    COL_WHEN, COL_KIND, COL_TITLE, COL_MODELS, COL_MACHINE, COL_RESULT = range(6)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -186,7 +209,7 @@ class HistoryModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.items)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else 5
+        return 0 if parent.isValid() else 6
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -198,6 +221,7 @@ class HistoryModel(QAbstractTableModel):
             QCoreApplication.translate("History", "Kind"),
             QCoreApplication.translate("History", "Prompt or title"),
             QCoreApplication.translate("History", "Model"),
+            QCoreApplication.translate("History", "Machine"),
             QCoreApplication.translate("History", "Result"),
         )[section]
 
@@ -221,6 +245,8 @@ class HistoryModel(QAbstractTableModel):
                 return item.title
             if column == self.COL_MODELS:
                 return item.models
+            if column == self.COL_MACHINE:
+                return machine_text(item.machine)
             if column == self.COL_RESULT:
                 return result_text(item)
         if role == Qt.ItemDataRole.ToolTipRole and column in (self.COL_TITLE, self.COL_MODELS):

@@ -7,7 +7,8 @@ with the kind's translated title. Sorting goes through a proxy on :data:`SORT_RO
 values have one type per column (numbers for numbers, text for text).
 
 The cells live in C++ (a ``QStandardItemModel`` filled once per listing): painting the table and
-sorting it never call back into Python (a repaint of 40 rows: 17 -> 3 ms).
+sorting it never call back into Python (the repaint times before and after are in
+benchmarks/RESULTS.md, "GUI stalls").
 """
 
 from __future__ import annotations
@@ -250,6 +251,8 @@ class LibraryModel(QStandardItemModel):
                 return entry.display_name
             return row.path.name
         if column == self.COL_SOURCE:
+            if entry is None and not row.stored and row.source == "imported":
+                return self.tr("Not imported")  # an import that failed: its sentence follows
             if entry is not None and entry.missing:
                 return self.tr("%1 (missing)").replace("%1", self.source_word(row.source))
             return self.source_word(row.source)

@@ -10,7 +10,6 @@ running one on request (a scan ends after its current file, hashing between 4 Mi
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from collections import deque
@@ -22,14 +21,12 @@ from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
 
 from desktop.core.catalog import Catalog
-from desktop.core.errors import Cancelled, LibraryError, ScoutError
+from desktop.core.errors import Cancelled, ScoutError
 from desktop.core.library import Library, LibraryEntry, ScanReport, ScanRoot, downloaded_files
 from desktop.ui.models.library_model import LibraryListing
 from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
 PROGRESS_INTERVAL_S = 0.1  # a worker reports progress at most this often (plus the first time)
-OPEN_ATTEMPTS = 40  # opening a database another thread is creating: up to 2 s
-OPEN_RETRY_S = 0.05
 
 StopCheck = Callable[[], bool]
 
@@ -69,16 +66,8 @@ class LibraryContext:
     models_dir: Path
 
     def open(self) -> Library:
-        """The library for this (worker) thread. Two first opens of a new database at once can
-        find it locked while one of them switches it to WAL; that is waited out briefly."""
-        for _attempt in range(OPEN_ATTEMPTS - 1):
-            try:
-                return Library(self.db, catalog=self.catalog, models_dir=self.models_dir)
-            except LibraryError as exc:
-                cause = exc.__cause__
-                if not (isinstance(cause, sqlite3.OperationalError) and "locked" in str(cause)):
-                    raise
-            time.sleep(OPEN_RETRY_S)
+        """The library for this (worker) thread (the core waits out a database held by
+        another process, and sets a damaged one aside)."""
         return Library(self.db, catalog=self.catalog, models_dir=self.models_dir)
 
 

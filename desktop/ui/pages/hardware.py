@@ -12,11 +12,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -25,12 +27,20 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.core.errors import ScoutError
+from desktop.core.fit import (
+    MachineCalibration,
+    machine_fingerprint,
+    reset_calibration,
+    review_calibration,
+    undo_last_run,
+)
 from desktop.core.hardware import DiskInfo, HardwareProfile, probe_disk
 from desktop.ui import format as fmt
 from desktop.ui.errors import show_error
 from desktop.ui.state import AppState
 from desktop.ui.theme import icon
 from desktop.ui.widgets.bars import UsageBar
+from desktop.ui.widgets.calibration_card import CalibrationCard
 from desktop.ui.widgets.card import Card
 from desktop.ui.workers import TaskControl, run_task
 
@@ -72,6 +82,7 @@ class HardwarePage(QWidget):
         self.scroller.setFrameShape(QScrollArea.Shape.NoFrame)
         outer.addWidget(self.scroller, 1)
         self.measure_button: QPushButton | None = None
+        self.calibration_card: CalibrationCard | None = None
         self.measure_progress: QProgressBar | None = None
         self._measuring = False
         state.profile_changed.connect(self.refresh)
@@ -99,6 +110,7 @@ class HardwarePage(QWidget):
             cards.extend(self._disk_card(profile, disk) for disk in profile.disks)
             cards.extend(self._gpu_cards(profile))
             cards.append(self._engine_card())
+            cards.append(self._calibration_card(profile))
             for index, card in enumerate(cards):
                 grid.addWidget(card, index // 2, index % 2, Qt.AlignmentFlag.AlignTop)
             grid.setColumnStretch(0, 1)
@@ -268,6 +280,66 @@ class HardwarePage(QWidget):
         for name, features in info.backends.items():
             card.add_row(name, " ".join(features) or "-")
         return card
+
+    def _calibration_card(self, profile: HardwareProfile) -> CalibrationCard:
+        """This machine's runs behind its estimates (read now: a small file, and runs may
+        have been recorded since), or what a what-if profile carries."""
+        if self.state.what_if:
+            card = CalibrationCard(None, MachineCalibration.from_dict(profile.calibration))
+        else:
+            card = CalibrationCard(review_calibration(machine_fingerprint(profile)))
+            card.undo_requested.connect(self._on_calibration_undo_requested)
+            card.reset_requested.connect(self._on_calibration_reset_requested)
+        self.calibration_card = card
+        return card
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.state.profile is not None:
+            self.refresh()  # runs recorded since the last visit
+
+    def _on_calibration_undo_requested(self) -> None:
+        profile = self.state.this_machine
+        if profile is None:
+            return
+        try:
+            undo_last_run(machine_fingerprint(profile))
+        except OSError as exc:
+            show_error(self, ScoutError(f"The calibration cannot be changed: {exc}"))
+            return
+        self.refresh()
+        self.state.calibration_changed.emit()
+
+    def _on_calibration_reset_requested(self) -> None:
+        profile = self.state.this_machine
+        if profile is None:
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Reset the calibration"),
+            self.tr(
+                "Forget every run this machine's estimates learned from? The estimates go back "
+                "to the raw model until new runs are made; the file is copied aside first."
+            ),
+            QMessageBox.StandardButton.Reset | QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("resetCalibrationBox")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.finished.connect(self._on_reset_box_finished)
+        box.open()
+
+    def _on_reset_box_finished(self, result: int) -> None:
+        profile = self.state.this_machine
+        if result != QMessageBox.StandardButton.Reset.value or profile is None:
+            return
+        try:
+            reset_calibration(machine_fingerprint(profile))
+        except OSError as exc:
+            show_error(self, ScoutError(f"The calibration cannot be changed: {exc}"))
+            return
+        self.refresh()
+        self.state.calibration_changed.emit()
 
     # -- actions ------------------------------------------------------------------------------
 

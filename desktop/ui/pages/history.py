@@ -1,8 +1,14 @@
-"""History: every stored answer and comparison, newest first, to search, open, re-run or delete.
+"""History: every stored answer and comparison, newest first, to search, open, re-run or delete;
+results from other machines imported, and the same model compared across machines.
 
 The list (:class:`~desktop.ui.models.history_model.HistoryModel`) shows the Playground's
-answers and the comparisons; a search box (words in a prompt, an answer, a title or a name) and
-a model filter narrow it. The detail pane shows the selected answer (prompt, output, predicted
+answers and the comparisons, each with the machine it ran on; a search box (words in a prompt,
+an answer, a title or a name), a model filter and a machine filter narrow it. Import… (or a
+results file dropped on the page) merges a file written by ``llm-scout history export`` on
+another machine; Export… writes this history's results to one. The "Across machines" tab
+(:class:`~desktop.ui.widgets.across_machines.AcrossMachinesView`) puts one model with the same
+settings side by side on every machine that ran it, and makes an imported machine the profile
+to estimate for. The detail pane shows the selected answer (prompt, output, predicted
 vs measured, settings, the model file, the machine) or comparison (contestants with their
 figures, prompts). Open shows a comparison in the Compare page; Re-run on this machine runs a
 comparison again there, or opens an answer's model (or its server and model name) in the
@@ -16,27 +22,28 @@ Signals:
     rerun_answer_requested(object): the :class:`~desktop.core.history.RunRecord` to ask again
         (its model, or its server, opens in the Playground with its prompt).
     listing_changed(): the list was read again (tests wait on it).
+    transfer_finished(str): an import or export ended, with the sentence shown.
 """
 
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -52,8 +59,11 @@ from desktop.ui.models.history_model import (
     read_listing,
 )
 from desktop.ui.state import AppState
+from desktop.ui.widgets.across_machines import AcrossMachinesView
 from desktop.ui.widgets.empty_state import EmptyState
+from desktop.ui.widgets.history_bar import HistoryBar
 from desktop.ui.widgets.history_detail import HistoryDetail
+from desktop.ui.widgets.results_transfer import ResultsTransfer, dropped_file
 from desktop.ui.window_settings import window_settings
 from desktop.ui.workers import LatestOnly, TaskControl, run_task
 
@@ -70,6 +80,7 @@ class HistoryPage(QWidget):
     rerun_comparison_requested = Signal(int)
     rerun_answer_requested = Signal(object)
     listing_changed = Signal()
+    transfer_finished = Signal(str)
 
     def __init__(self, state: AppState) -> None:
         super().__init__()
@@ -85,7 +96,6 @@ class HistoryPage(QWidget):
         self._build()
         self._connect()
         self._restore(window_settings())
-        self.refresh()
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -94,43 +104,19 @@ class HistoryPage(QWidget):
         outer.setContentsMargins(12, 10, 12, 6)
         outer.setSpacing(6)
 
-        bar = QHBoxLayout()
-        search_label = QLabel(self.tr("Search"))
-        self.search = QLineEdit()
-        self.search.setObjectName("historySearch")
-        self.search.setClearButtonEnabled(True)
-        self.search.setPlaceholderText(self.tr("words in a prompt, an answer or a title"))
-        self.search.setAccessibleName(self.tr("Search the history"))
-        search_label.setBuddy(self.search)
-        model_label = QLabel(self.tr("Model"))
-        self.model_filter = QComboBox()
-        self.model_filter.setObjectName("historyModelFilter")
-        self.model_filter.setAccessibleName(self.tr("Filter by model"))
-        self.model_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.model_filter.setMinimumContentsLength(16)
-        self.model_filter.addItem(self.tr("All models"), "")
-        model_label.setBuddy(self.model_filter)
-        kind_label = QLabel(self.tr("Show"))
-        self.kind_filter = QComboBox()
-        self.kind_filter.setObjectName("historyKindFilter")
-        self.kind_filter.setAccessibleName(self.tr("Show answers, comparisons or both"))
-        self.kind_filter.addItem(self.tr("Everything"), "all")
-        self.kind_filter.addItem(self.tr("Answers"), "run")
-        self.kind_filter.addItem(self.tr("Comparisons"), "comparison")
-        kind_label.setBuddy(self.kind_filter)
-        self.count_label = QLabel()
-        self.count_label.setObjectName("historyCount")
-        for widget, stretch in (
-            (search_label, 0),
-            (self.search, 2),
-            (model_label, 0),
-            (self.model_filter, 0),
-            (kind_label, 0),
-            (self.kind_filter, 0),
-            (self.count_label, 0),
-        ):
-            bar.addWidget(widget, stretch)
-        outer.addLayout(bar)
+        self.bar = HistoryBar()
+        # The bar's fields, by the names the page and its tests use.
+        self.search = self.bar.search
+        self.model_filter = self.bar.model_filter
+        self.machine_filter = self.bar.machine_filter
+        self.kind_filter = self.bar.kind_filter
+        self.count_label = self.bar.count_label
+        self.import_button = self.bar.import_button
+        self.export_button = self.bar.export_button
+        list_tab = QWidget()
+        list_column = QVBoxLayout(list_tab)
+        list_column.setContentsMargins(0, 6, 0, 0)
+        list_column.addWidget(self.bar)
 
         self.model = HistoryModel(self)
         self.table = QTableView()
@@ -188,10 +174,29 @@ class HistoryPage(QWidget):
             )
         )
         self.empty.setObjectName("historyEmpty")
+        empty_import = self.empty.add_button(
+            QPushButton(self.tr("Import another machine's results…"))
+        )
+        empty_import.setObjectName("emptyImportButton")
+        empty_import.clicked.connect(self._on_import_button_clicked)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.splitter)
         self.stack.addWidget(self.empty)
-        outer.addWidget(self.stack, 1)
+        list_column.addWidget(self.stack, 1)
+
+        self.across = AcrossMachinesView()
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("historyTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(list_tab, self.tr("Answers and comparisons"))
+        self.tabs.addTab(self.across, self.tr("Across machines"))
+        self.tabs.setTabToolTip(
+            1, self.tr("One model with the same settings side by side on each machine.")
+        )
+        outer.addWidget(self.tabs, 1)
+        self.transfer = ResultsTransfer(self.state)
+        outer.addWidget(self.transfer)
+        self.setAcceptDrops(True)
 
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -202,7 +207,14 @@ class HistoryPage(QWidget):
         self.search.textChanged.connect(self._on_search_text_changed)
         self._search_timer.timeout.connect(self.refresh)
         self.model_filter.activated.connect(self._on_filter_activated)
+        self.machine_filter.activated.connect(self._on_filter_activated)
         self.kind_filter.activated.connect(self._on_filter_activated)
+        self.import_button.clicked.connect(self._on_import_button_clicked)
+        self.export_button.clicked.connect(self._on_export_button_clicked)
+        self.tabs.currentChanged.connect(self._on_tabs_current_changed)
+        self.across.profile_requested.connect(self.transfer.use_machine)
+        self.transfer.finished.connect(self.transfer_finished)
+        self.transfer.imported.connect(self._on_transfer_imported)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.open_button.clicked.connect(self.open_selected)
         self.rerun_button.clicked.connect(self.rerun_selected)
@@ -227,6 +239,12 @@ class HistoryPage(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self.refresh()
+        if self.tabs.currentWidget() is self.across:
+            self.across.refresh()
+
+    def _on_tabs_current_changed(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.across:
+            self.across.refresh()
 
     def _on_search_text_changed(self, _text: str) -> None:
         self._search_timer.start()
@@ -240,19 +258,19 @@ class HistoryPage(QWidget):
         answer, a cost that grows with the history)."""
         if self.isVisible():
             self.refresh()
+            if self.tabs.currentWidget() is self.across:
+                self.across.refresh()
 
     def refresh(self) -> None:
         """Read the list again for the current search and filters (off the GUI thread)."""
         if self._closed:
             return
         self._search_timer.stop()
-        search = self.search.text().strip()
-        model = str(self.model_filter.currentData() or "")
-        kind = str(self.kind_filter.currentData() or "all")
+        search, model, kind, machine = self.bar.filters()
 
         def work(control: TaskControl) -> HistoryListing:
             with History.open() as history:
-                return read_listing(history, search=search, model=model, kind=kind)
+                return read_listing(history, search=search, model=model, kind=kind, machine=machine)
 
         self._reader.submit(work)
 
@@ -261,7 +279,8 @@ class HistoryPage(QWidget):
             return
         keep = self.current.key if self.current is not None else None
         self.listing = listing
-        self._fill_model_filter(listing.models)
+        self.bar.fill_models(listing.models)
+        self.bar.fill_machines(listing.machines)
         self.model.set_listing(listing)
         self.stack.setCurrentWidget(self.splitter if listing.stored else self.empty)
         n = len(listing.items)
@@ -281,20 +300,6 @@ class HistoryPage(QWidget):
             if listing.stored:
                 self.detail.clear_detail(self.tr("Nothing matches the search and filters."))
         self.listing_changed.emit()
-
-    def _fill_model_filter(self, labels: tuple[str, ...]) -> None:
-        combo = self.model_filter
-        current = str(combo.currentData() or "")
-        wanted = [""] + list(labels) + ([current] if current and current not in labels else [])
-        if [combo.itemData(i) for i in range(combo.count())] == wanted:
-            return
-        combo.blockSignals(True)
-        combo.clear()
-        combo.addItem(self.tr("All models"), "")
-        for label in wanted[1:]:
-            combo.addItem(label, label)
-        combo.setCurrentIndex(max(combo.findData(current), 0))
-        combo.blockSignals(False)
 
     def _on_failed(self, error: Exception) -> None:
         if self._closed or not isValid(self):
@@ -463,6 +468,51 @@ class HistoryPage(QWidget):
 
         run_task(work, on_done=done, on_failed=self._on_failed)
 
+    # -- results of other machines ----------------------------------------------------------------
+
+    def _on_import_button_clicked(self) -> None:
+        path = self.transfer.ask_import_path()
+        if path is not None:
+            self.import_file(path)
+
+    def _on_export_button_clicked(self) -> None:
+        found = self.transfer.ask_export_path()
+        if found is not None:
+            self.export_file(*found)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_file(event.mimeData()) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        path = dropped_file(event.mimeData())
+        if path is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.import_file(path)
+
+    def import_file(self, path: Path) -> None:
+        """Merge a results file into the history (off the GUI thread); the page says what came
+        in (or, in one sentence, why nothing did) and reads again."""
+        if not self._closed:
+            self.transfer.import_file(path)
+
+    def export_file(self, path: Path, name: str) -> None:
+        """Write this history's results to ``path`` (off the GUI thread), this machine named
+        ``name`` in it."""
+        if not self._closed:
+            self.transfer.export_file(path, name=name)
+
+    def _on_transfer_imported(self) -> None:
+        if self._closed or not isValid(self):
+            return
+        self.refresh()
+        self.across.refresh()
+        self.state.load_machine_profiles()
+
     # -- the end ----------------------------------------------------------------------------------
 
     def shutdown(self) -> None:
@@ -471,3 +521,4 @@ class HistoryPage(QWidget):
         self._search_timer.stop()
         self._reader.cancel()
         self._detail_reader.cancel()
+        self.across.shutdown()

@@ -17,6 +17,7 @@ change this page makes, and the table is read again when others emit it.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -70,6 +71,10 @@ from desktop.ui.widgets.quality_dialog import ModelChoice, QualityDialog
 from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
 log = logging.getLogger(__name__)
+
+# An import that refuses more files than this says how many, by reason, not each file's sentence.
+MAX_FAILURES_SPELLED_OUT = 3
+MAX_REASONS_LISTED = 3
 
 
 class LibraryPage(QWidget):
@@ -579,12 +584,7 @@ class LibraryPage(QWidget):
                         self.tr("Imported %1 files."),
                     )
                 )
-            for path, error in outcome.failed:
-                parts.append(
-                    self.tr("%1 was not imported: %2")
-                    .replace("%1", path.name)
-                    .replace("%2", describe(error)[1])
-                )
+            parts.extend(self._failed_imports_text(outcome.failed))
             if outcome.cancelled:
                 parts.append(self.tr("Import stopped."))
             return " ".join(parts)
@@ -595,6 +595,33 @@ class LibraryPage(QWidget):
         if outcome.forgotten:
             return self.tr("Forgotten; the file stays on disk.")
         return ""
+
+    def _failed_imports_text(self, failed: Sequence[tuple[Path, ScoutError]]) -> list[str]:
+        """Each refused file's sentence when there are a few; past that, a count by reason (the
+        files themselves are error rows of the table, each with its sentence when selected)."""
+        if len(failed) <= MAX_FAILURES_SPELLED_OUT:
+            return [
+                self.tr("%1 was not imported: %2")
+                .replace("%1", path.name)
+                .replace("%2", describe(error)[1])
+                for path, error in failed
+            ]
+        reasons = Counter(describe(error)[0] for _path, error in failed)
+        listed = [
+            self.tr("%1 × %2").replace("%1", fmt.integer(n)).replace("%2", title)
+            for title, n in reasons.most_common(MAX_REASONS_LISTED)
+        ]
+        rest = len(reasons) - len(listed)
+        if rest > 0:
+            listed.append(self.tr("%1 other reasons").replace("%1", fmt.integer(rest)))
+        return [
+            self.tr(
+                "%1 files were not imported (%2); they are listed as errors in the table: "
+                "select one to see why."
+            )
+            .replace("%1", fmt.integer(len(failed)))
+            .replace("%2", self.tr(", ").join(listed))
+        ]
 
     # -- scans ------------------------------------------------------------------------------------
 

@@ -13,6 +13,10 @@ and its numbers come from the file's header) each ask for one.
 The detail panel shows the selected variant's memory against the machine, its largest context,
 load time, disk and licence, and the buttons that lead on: Download (a job for the Downloads
 page) and Open in Playground.
+
+The Recommended tab (:class:`~desktop.ui.widgets.recommend_view.RecommendView`) ranks each
+estimate the table shows for the task chosen in "Best for"; a pick it shows becomes the table's
+current row (the detail panel follows).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStyle,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -48,7 +53,7 @@ from shiboken6 import isValid
 from desktop.core.download import DownloadJob, DownloadState, request_for_variant
 from desktop.core.engine import CrossCheck, cross_check
 from desktop.core.errors import ScoutError
-from desktop.core.fit import FitTarget
+from desktop.core.fit import CalibrationStore, FitTarget
 from desktop.core.gguf import read_gguf
 from desktop.core.hardware import HardwareProfile
 from desktop.ui.errors import describe, show_error
@@ -65,6 +70,7 @@ from desktop.ui.state import AppState
 from desktop.ui.theme import VERDICT_COLORS
 from desktop.ui.widgets.catalog_filter_bar import CatalogFilterBar
 from desktop.ui.widgets.model_detail import ModelDetailPanel
+from desktop.ui.widgets.recommend_view import RecommendView
 from desktop.ui.widgets.verdict import VerdictDelegate, badge_width
 from desktop.ui.window_settings import window_settings
 from desktop.ui.workers import TaskControl, run_task
@@ -109,6 +115,7 @@ class ModelsPage(QWidget):
         self.proxy.setSourceModel(self.model)
         self.estimates = CatalogEstimates(state, pairs, self, cells=self.model.cells)
         self.shown_ctx = 0
+        self._calibration_seen: tuple[int, int] | None = None
         self.shown_profile: HardwareProfile | None = None
         self._jobs: dict[str, DownloadJob] = {}
         self._wanted_selection = ""
@@ -160,9 +167,16 @@ class ModelsPage(QWidget):
         self.table.installEventFilter(self)
 
         self.detail = ModelDetailPanel()
+        # "Recommended" (issue 24): the best picks for a task beside the whole table.
+        self.recommend = RecommendView(self.state.workspace.catalog)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("modelsTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.table, self.tr("All models"))
+        self.tabs.addTab(self.recommend, self.tr("Recommended"))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("modelsSplitter")
-        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.tabs)
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
@@ -227,8 +241,10 @@ class ModelsPage(QWidget):
         self.detail.playground_requested.connect(self._on_detail_playground_requested)
         self.detail.vllm_playground_requested.connect(self.open_server_in_playground_requested)
         self.detail.crosscheck_requested.connect(self._on_detail_crosscheck_requested)
+        self.recommend.variant_selected.connect(self._on_recommend_variant_selected)
         self.state.profile_changed.connect(self._on_state_profile_changed)
         self.state.library_changed.connect(self._on_state_library_changed)
+        self.state.calibration_changed.connect(self._on_state_calibration_changed)
         self.state.downloads_changed.connect(self._refresh_detail)
 
     # -- columns ------------------------------------------------------------------------------
@@ -271,6 +287,10 @@ class ModelsPage(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         QTimer.singleShot(0, self._fit_columns)
+        # Runs recorded since (the Playground, the CLI in another process) may have changed
+        # this machine's calibration: estimate again when its file changed.
+        if self.shown_ctx and CalibrationStore().version() != self._calibration_seen:
+            self._estimate()
 
     def _on_header_context_menu_requested(self, position: QPoint) -> None:
         header = self.table.horizontalHeader()
@@ -306,6 +326,9 @@ class ModelsPage(QWidget):
         splitter = settings.value("splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
+        self.recommend.restore(settings)
+        if str(settings.value("tab", "")) == "recommended":
+            self.tabs.setCurrentWidget(self.recommend)
         self._wanted_selection = str(settings.value("selected", ""))
         settings.endGroup()
 
@@ -318,6 +341,10 @@ class ModelsPage(QWidget):
         settings.setValue("sort_column", header.sortIndicatorSection())
         settings.setValue("sort_order", header.sortIndicatorOrder().value)
         settings.setValue("splitter", self.splitter.saveState())
+        self.recommend.save(settings)
+        settings.setValue(
+            "tab", "recommended" if self.tabs.currentWidget() is self.recommend else ""
+        )
         if self._columns_fitted:
             settings.setValue("header", header.saveState())
         settings.setValue("selected", entry.variant_id if entry is not None else "")
@@ -398,6 +425,8 @@ class ModelsPage(QWidget):
             bar.setValue(position)
         self.shown_ctx = result.n_ctx
         self.shown_profile = result.profile
+        self._calibration_seen = CalibrationStore().version()
+        self.recommend.set_estimate(result.rows, result.n_ctx, self.state.profile_name)
         self._fit_columns()
         self._update_count()
         if not self.table.selectionModel().currentIndex().isValid():
@@ -419,6 +448,9 @@ class ModelsPage(QWidget):
 
     def _on_state_library_changed(self) -> None:
         self._estimate(targets=True)
+
+    def _on_state_calibration_changed(self) -> None:
+        self._estimate()
 
     # -- selection and details ----------------------------------------------------------------
 
@@ -444,6 +476,18 @@ class ModelsPage(QWidget):
         )
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
+
+    def _on_recommend_variant_selected(self, variant_id: str) -> None:
+        """A pick or a point of the Recommended view: its row becomes current (the detail panel
+        shows it); when the table's filters hide it, the detail panel shows it anyway."""
+        if self.select_variant(variant_id):
+            return
+        entry = self.model.entry(self.model.row_of(variant_id))
+        if entry is not None:
+            state, percent = self._download_state(variant_id)
+            self.detail.show_entry(
+                entry, self.shown_profile, download_state=state, download_percent=percent
+            )
 
     def _select_initial(self) -> None:
         wanted, self._wanted_selection = self._wanted_selection, ""

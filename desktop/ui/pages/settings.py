@@ -83,9 +83,13 @@ class SettingsPage(QWidget):
         self.folders.setAccessibleName(self.tr("Library folders"))
         self.folders.setMaximumHeight(110)
         self.folders.addItems(list(settings.extra_model_dirs))
+        # Another page may change the folders (Library → Add folder…): the list follows.
+        state.settings_changed.connect(self._on_state_settings_changed)
         add = QPushButton(icon("add"), self.tr("Add folder…"))
+        add.setObjectName("addLibraryFolderButton")
         add.clicked.connect(self._on_add_folder_clicked)
         remove = QPushButton(icon("remove"), self.tr("Remove"))
+        remove.setObjectName("removeLibraryFolderButton")
         remove.clicked.connect(self._on_remove_folder_clicked)
         buttons = QHBoxLayout()
         buttons.addWidget(add)
@@ -139,6 +143,26 @@ class SettingsPage(QWidget):
         self.context.setSuffix(" " + self.tr("tokens"))
         self.context.editingFinished.connect(lambda: self._save(default_ctx=self.context.value()))
         form.addRow(self._label(self.tr("Default context"), self.context), self.context)
+        self.remote_timeout = QSpinBox()
+        self.remote_timeout.setObjectName("remoteTimeoutSpin")
+        self.remote_timeout.setRange(1, 3600)
+        self.remote_timeout.setValue(settings.remote_timeout_s)
+        self.remote_timeout.setSuffix(" " + self.tr("s"))
+        self.remote_timeout.editingFinished.connect(
+            lambda: self._save(remote_timeout_s=self.remote_timeout.value())
+        )
+        form.addRow(
+            self._label(self.tr("Remote engine timeout"), self.remote_timeout), self.remote_timeout
+        )
+        form.addRow(
+            "",
+            self._hint(
+                self.tr(
+                    "How long a server (llama-server, Ollama, vLLM) may stay silent before its "
+                    "answer is given up."
+                )
+            ),
+        )
 
         # look
         self.language = self._choices(
@@ -231,6 +255,17 @@ class SettingsPage(QWidget):
 
     # -- slots ----------------------------------------------------------------------------------
 
+    def _on_state_settings_changed(self, settings: Settings) -> None:
+        shown = [self.folders.item(i).text() for i in range(self.folders.count())]
+        if shown != list(settings.extra_model_dirs):
+            current = self.folders.currentItem()
+            keep = current.text() if current is not None else None
+            self.folders.clear()
+            self.folders.addItems(list(settings.extra_model_dirs))
+            matches = self.folders.findItems(keep or "", Qt.MatchFlag.MatchExactly)
+            if keep is not None and matches:
+                self.folders.setCurrentItem(matches[0])
+
     def _on_models_dir_editing_finished(self) -> None:
         text = self.models_dir.text().strip()
         if text and Path(text).expanduser() != self.state.workspace.models_dir:
@@ -257,8 +292,7 @@ class SettingsPage(QWidget):
             self.message.setText(self.tr("There is no folder at %1.").replace("%1", str(folder)))
             return False
         if self._save(extra_model_dirs=(*folders, str(folder))):
-            self.folders.addItem(str(folder))
-            self.state.library_changed.emit()
+            self.state.library_changed.emit()  # the list follows the settings
             return True
         return False
 
@@ -267,8 +301,7 @@ class SettingsPage(QWidget):
         if item is None:
             return
         folders = [f for f in self.state.settings.extra_model_dirs if f != item.text()]
-        if self._save(extra_model_dirs=tuple(folders)):
-            self.folders.takeItem(self.folders.row(item))
+        self._save(extra_model_dirs=tuple(folders))  # the list follows the settings
 
     def _on_endpoint_activated(self, index: int) -> None:
         value = self.endpoint.itemData(index)

@@ -2,7 +2,7 @@
 
 Before a run the board shows one column per model set up (name, settings, Edit and Remove).
 While a comparison runs, or one opened from the history is shown, it draws a
-:class:`~desktop.ui.models.compare_live.LiveComparison`: one column per contestant (in the
+:class:`~desktop.core.compare.LiveComparison`: one column per contestant (in the
 shuffled order, under letters, when blind), each with its status ("queued (fair mode)",
 "loading…", "failed: why"), live tokens/s, TTFT and memory, a sparkline and the answer to the
 prompt chosen above the columns. During a run the prompt follows the one being answered until
@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.core.compare import ColumnState, ColumnStatus, LiveComparison
 from desktop.ui import format as fmt
 from desktop.ui.models.compare_entries import ContestantEntry
-from desktop.ui.models.compare_live import ColumnState, LiveComparison
 from desktop.ui.widgets.compare_column import CompareColumn
 from desktop.ui.widgets.empty_state import EmptyState
 
@@ -213,6 +213,13 @@ class CompareBoard(QWidget):
         self._update_prompt_buttons()
         self.redraw(figures=True)
 
+    @property
+    def hidden(self) -> bool:
+        """A blind comparison not revealed yet: no names, and no figure that gives a model away
+        (speed, TTFT, memory, load time, its sparkline) until Reveal."""
+        live = self.live
+        return live is not None and live.blind is not None and not self.revealed
+
     def column_title(self, contestant: int) -> tuple[str, str]:
         live = self.live
         assert live is not None
@@ -301,10 +308,11 @@ class CompareBoard(QWidget):
             if figures_now:
                 column.set_figures(self.figures_text(state))
             if state.dirty_spark:
-                column.sparkline.set_points(list(state.spark))
+                column.sparkline.set_points([] if self.hidden else list(state.spark))
+                column.sparkline.setVisible(not self.hidden)
                 state.dirty_spark = False
             if q in state.dirty_text:
-                streaming = state.prompt == q and state.status == "running"
+                streaming = state.prompt == q and state.status is ColumnStatus.RUNNING
                 placeholder = self.placeholder(state, q)
                 column.answer.show_answer(
                     state.answer_text(q), streaming=streaming, placeholder=placeholder
@@ -317,28 +325,28 @@ class CompareBoard(QWidget):
         assert live is not None
         n = len(live.prompts)
         status = state.status
-        if status == "queued":
+        if status is ColumnStatus.QUEUED:
             if live.mode == "fair":
                 return self.tr("queued (fair mode)")
             return self.tr("starting (parallel mode)…")
-        if status == "loading":
+        if status is ColumnStatus.LOADING:
             return self.tr("loading the model…")
-        if status == "running":
+        if status is ColumnStatus.RUNNING:
             if n == 1:
                 return self.tr("answering…")
             q = (state.prompt or 0) + 1
             return self.tr("answering prompt %1 of %2").replace("%1", str(q)).replace("%2", str(n))
-        if status == "failed":
+        if status is ColumnStatus.FAILED:
             return self.tr("failed: %1").replace("%1", state.reason or self.tr("no reason given"))
-        if status == "cancelled":
+        if status is ColumnStatus.CANCELLED:
             return (
                 self.tr("stopped · %1 of %2 answers")
                 .replace("%1", str(len(state.answers)))
                 .replace("%2", str(n))
             )
-        if status == "done":
+        if status is ColumnStatus.DONE:
             done = self.tr("done")
-            if state.load_ms is not None:
+            if state.load_ms is not None and not self.hidden:
                 done += " · " + self.tr("loaded in %1").replace(
                     "%1", fmt.seconds(state.load_ms / 1000)
                 )
@@ -352,6 +360,8 @@ class CompareBoard(QWidget):
         return self.tr("not run yet")
 
     def figures_text(self, state: ColumnState) -> str:
+        if self.hidden:
+            return self.tr("Speed and memory are shown after Reveal.")
         parts = []
         if state.tokens_per_s is not None:
             parts.append(fmt.rate(state.tokens_per_s))
@@ -371,11 +381,11 @@ class CompareBoard(QWidget):
         answer = state.answers.get(q)
         if answer is not None and answer.error:
             return self.tr("No answer: %1").replace("%1", answer.error)
-        if state.status == "failed":
+        if state.status is ColumnStatus.FAILED:
             return self.tr("No answer: the model failed.")
-        if state.status in ("queued", "loading"):
-            return self.tr("Waiting for its turn…") if state.status == "queued" else ""
-        if state.status == "running" and state.prompt == q:
+        if state.status in (ColumnStatus.QUEUED, ColumnStatus.LOADING):
+            return self.tr("Waiting for its turn…") if state.status is ColumnStatus.QUEUED else ""
+        if state.status is ColumnStatus.RUNNING and state.prompt == q:
             return self.tr("Waiting for the first token…")
         return self.tr("No answer yet.")
 

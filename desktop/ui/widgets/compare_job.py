@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from desktop.core.compare import (
+    CompareFeed,
     CompareRunner,
     ComparisonPlan,
     ComparisonResult,
@@ -47,13 +48,12 @@ from desktop.core.engine import protocol as p
 from desktop.core.hardware import HardwareProfile
 from desktop.core.history import History
 from desktop.core.library import ModelResolver
-from desktop.ui.models.compare_live import CompareFeed
 from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
 #: Side by side, the models' workers run at this lower CPU priority: four llama.cpp workers and
-#: the window on two cores otherwise kept the GUI thread waiting for a core (stalls of 50-90 ms;
-#: 25-37 ms at niceness 10, benchmarks/ui_compare.py). Their speeds do not compare in parallel
-#: mode anyway; a fair run has one worker and keeps the normal priority.
+#: the window on two cores otherwise keep the GUI thread waiting for a core (the stalls with and
+#: without it: benchmarks/RESULTS.md, "Compare page: GUI stall with four columns"). Their speeds
+#: do not compare in parallel mode anyway; a fair run has one worker and keeps the normal priority.
 PARALLEL_WORKER_NICENESS = 10
 
 
@@ -196,7 +196,14 @@ class CompareJob(QObject):
 
     # -- step 2: the run -----------------------------------------------------------------------
 
-    def run(self, prepared: Prepared, *, profile: HardwareProfile | None, machine: str) -> None:
+    def run(
+        self,
+        prepared: Prepared,
+        *,
+        profile: HardwareProfile | None,
+        machine: str,
+        remote_timeout_s: float | None = None,
+    ) -> None:
         """Run the plan on the pool; events arrive in :attr:`feed`, the result as
         ``finished``."""
         self.feed = feed = CompareFeed()
@@ -215,6 +222,7 @@ class CompareJob(QObject):
                     worker_niceness=(
                         PARALLEL_WORKER_NICENESS if prepared.plan.mode == "parallel" else 0
                     ),
+                    remote_timeout_s=remote_timeout_s,
                 )
                 with self._lock:
                     self._runner = runner

@@ -110,6 +110,12 @@ class CompareResults(QWidget):
         caption: str,
     ) -> None:
         self.model.set_rows(rows, hide_names=hide_names)
+        # Blind and not revealed: the figures that tell the models apart (context, speeds,
+        # memory) and the chart of them wait for Reveal; the checks and votes stay.
+        for column in SummaryModel.REVEALING:
+            self.table.setColumnHidden(column, hide_names)
+        if hide_names:
+            points = ()
         names = {row.contestant: self.model.name(row) for row in rows}
         drawn = {p.contestant for p in points}
         # Measured, but a server that keeps its memory to itself cannot be placed on the chart.

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.compare import PromptSuite
+from desktop.core.compare import DEFAULT_MAX_TOKENS, PromptSuite
 from desktop.ui.theme import icon
 
 ONE_PROMPT = "__prompt__"
@@ -65,11 +65,23 @@ class CompareSetup(QWidget):
         outer.setSpacing(6)
         outer.addLayout(self._controls_row())
         outer.addLayout(self._prompt_row())
+        # The mode's explanation, and how far the comparison shown is (on this line, which has
+        # room for it: the controls above are full, where it was cut short).
         self.mode_label = QLabel()
         self.mode_label.setObjectName("modeExplanation")
         self.mode_label.setWordWrap(True)
-        outer.addWidget(self.mode_label)
+        info = QHBoxLayout()
+        info.setSpacing(12)
+        info.addWidget(self.mode_label, 1)
+        info.addWidget(
+            self.progress_label, 0, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop
+        )
+        outer.addLayout(info)
         self._suites: dict[str, PromptSuite] = {}
+        # A suite asked for before the list was read (a comparison opened from the history),
+        # with the prompts it ran in case the suite is not listed here (a file's).
+        self._wanted: tuple[str, PromptSuite] | None = None
+        self._listed = False  # the built-in suites are listed
         self._on_mode_changed()
 
     # -- building ---------------------------------------------------------------------------------
@@ -128,14 +140,13 @@ class CompareSetup(QWidget):
         self.max_tokens.setObjectName("maxTokensSpin")
         self.max_tokens.setAccessibleName(self.tr("Most tokens per answer"))
         self.max_tokens.setRange(1, 32768)
-        self.max_tokens.setValue(256)
+        self.max_tokens.setValue(DEFAULT_MAX_TOKENS)
         tokens.setBuddy(self.max_tokens)
         row.addWidget(tokens)
         row.addWidget(self.max_tokens)
         row.addStretch(1)
-        self.progress_label = QLabel()
+        self.progress_label = QLabel()  # laid out under the controls, beside the mode's words
         self.progress_label.setObjectName("compareProgress")
-        row.addWidget(self.progress_label)
         self.reveal_button = QPushButton(icon("reveal"), self.tr("Reveal names"))
         self.reveal_button.setObjectName("revealButton")
         self.reveal_button.setVisible(False)
@@ -233,6 +244,10 @@ class CompareSetup(QWidget):
                 text = text.replace("%2", str(len(suite.prompts)))
                 combo.insertItem(combo.count() - 1, text, key)
         combo.setCurrentIndex(max(0, combo.findData(current)))
+        self._listed = True
+        wanted, self._wanted = self._wanted, None
+        if wanted is not None:
+            self.show_suite(*wanted)
 
     def add_suite_file(self, suite: PromptSuite) -> None:
         """An imported file: listed and chosen, its skipped rows named with their lines."""
@@ -246,7 +261,18 @@ class CompareSetup(QWidget):
         self._show_suite()
         self.suite_changed.emit()
 
+    def show_suite(self, key: str, ran: PromptSuite) -> None:
+        """Show the suite a stored comparison ran: the listed one of that name (once the list
+        is read), else its prompts as they ran (a file's suite, or one renamed since)."""
+        if self.select_suite(key):
+            return
+        if not self._listed:
+            self._wanted = (key, ran)  # the built-in suites are not listed yet
+            return
+        self.add_suite_file(ran)
+
     def select_suite(self, key: str) -> bool:
+        self._wanted = None
         index = self.suite_combo.findData(key)
         if index < 0:
             return False
@@ -260,6 +286,7 @@ class CompareSetup(QWidget):
         return self._suites.get(str(self.suite_combo.currentData()))
 
     def _on_suite_combo_activated(self, index: int) -> None:
+        self._wanted = None  # the person chose
         if self.suite_combo.itemData(index) == IMPORT:
             self.suite_combo.setCurrentIndex(0)
             self._show_suite()

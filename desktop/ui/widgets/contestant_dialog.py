@@ -34,12 +34,13 @@ from shiboken6 import isValid
 
 from desktop.core.engine import served_models
 from desktop.core.errors import ScoutError
+from desktop.core.kv_cache import CACHE_TYPES
 from desktop.ui.errors import describe
-from desktop.ui.models.compare_entries import CACHE_CHOICES, ContestantEntry, remote_entry
+from desktop.ui.models.compare_entries import ContestantEntry, remote_entry
+from desktop.ui.widgets.server_fields import DEFAULT_ENDPOINT
 from desktop.ui.workers import TaskControl, run_task
 
 MAX_CONTEXT = 1 << 20
-DEFAULT_ENDPOINT = "http://127.0.0.1:8080/v1"
 
 
 class ContestantDialog(QDialog):
@@ -163,7 +164,7 @@ class ContestantDialog(QDialog):
         self.cache_combo = QComboBox()
         self.cache_combo.setObjectName("contestantCache")
         self.cache_combo.setAccessibleName(self.tr("KV cache type"))
-        for cache in CACHE_CHOICES:
+        for cache in CACHE_TYPES:
             self.cache_combo.addItem(cache, cache)
         self.cache_combo.setCurrentIndex(max(0, self.cache_combo.findData(entry.cache)))
         self.cache_combo.setToolTip(

@@ -17,7 +17,13 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from desktop.core.engine import RunReport
 from desktop.core.history import ComparisonRecord, RunRecord
 from desktop.ui import format as fmt
-from desktop.ui.models.history_model import ERROR_COLOR, run_model_label, state_text, when_text
+from desktop.ui.models.history_model import (
+    ERROR_COLOR,
+    machine_text,
+    run_model_label,
+    state_text,
+    when_text,
+)
 from desktop.ui.widgets.metrics_panel import answer_summary, error_text
 
 PROMPTS_SHOWN = 30  # a long suite lists its first prompts only
@@ -86,7 +92,11 @@ class HistoryDetail(QTextBrowser):
         parts = [
             f"<h3>{esc(label)}</h3>",
             "<p>"
-            + esc(" · ".join(x for x in (when_text(run.created_at), source, run.machine) if x))
+            + esc(
+                " · ".join(
+                    x for x in (when_text(run.created_at), source, machine_text(run.machine)) if x
+                )
+            )
             + "</p>",
         ]
         if run.error:
@@ -209,7 +219,7 @@ class HistoryDetail(QTextBrowser):
 
     def _hardware_html(self, profile: Mapping[str, Any], machine: str) -> str:
         if not profile:
-            return para(machine or self.tr("Not stored."))
+            return para(machine_text(machine) if machine else self.tr("Not stored."))
         rows: list[tuple[str, str]] = []
         cpu = profile.get("cpu") or {}
         if cpu:
@@ -253,7 +263,7 @@ class HistoryDetail(QTextBrowser):
         if record.blind_order:
             facts.append(self.tr("blind"))
         if summary.machine:
-            facts.append(summary.machine)
+            facts.append(machine_text(summary.machine))
         parts = [f"<h3>{esc(summary.title)}</h3>", f"<p>{esc(' · '.join(facts))}</p>"]
         if not summary.complete:
             parts.append(
@@ -276,9 +286,12 @@ class HistoryDetail(QTextBrowser):
         self.setHtml("".join(parts))
 
     def _contestants_html(self, record: ComparisonRecord) -> str:
+        # A comparison still stored as running is one whose process ended mid-run (the list
+        # says "interrupted"): its running column was interrupted, a waiting one never ran.
+        interrupted = record.summary.state == "running"
         statuses = {
-            "pending": self.tr("waiting"),
-            "running": self.tr("running"),
+            "pending": self.tr("not run") if interrupted else self.tr("waiting"),
+            "running": self.tr("interrupted") if interrupted else self.tr("running"),
             "done": self.tr("done"),
             "failed": self.tr("failed"),
             "cancelled": self.tr("cancelled"),

@@ -25,12 +25,10 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QProgressBar,
     QPushButton,
     QSizePolicy,
@@ -44,68 +42,26 @@ from desktop.core.engine import (
     LoadSettings,
     ProcessMemory,
     RemoteEndpoint,
-    auto_flash_attn,
     template_names,
 )
-from desktop.core.engine import protocol as p
 from desktop.core.fit import FitResult
+from desktop.core.kv_cache import (
+    CACHE_TYPES,
+    FLASH_ATTN_CHOICES,
+    CacheType,
+    cache_type_of,
+    flash_attn_for,
+    needs_flash_attn,
+)
 from desktop.ui import format as fmt
 from desktop.ui.theme import icon
+from desktop.ui.widgets import load_texts as texts
+from desktop.ui.widgets.layers_spin import LayersSpin
+from desktop.ui.widgets.server_fields import ServerFields
 
 MIN_CONTEXT = 256
 MAX_CONTEXT = 1 << 20
-FLASH_CHOICES = ("auto", "on", "off")
 SOURCES = ("local", "server")
-DEFAULT_ENDPOINT = "http://127.0.0.1:8080/v1"
-
-
-def flash_attn_for(choice: str, cache_type: str) -> bool:
-    """Flash attention for the combo's choice; "auto" is the engine's rule
-    (:func:`desktop.core.engine.auto_flash_attn`), kept in that one place."""
-    if choice == "on":
-        return True
-    if choice == "off":
-        return False
-    return auto_flash_attn(cache_type)
-
-
-class LayersSpin(QSpinBox):
-    """GPU layers 0..n, and one more step that means "all" (every layer and the output)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setRange(0, 1)
-        self._all_text = self.tr("all")
-
-    def set_layers(self, n_layers: int) -> None:
-        self.setRange(0, max(n_layers, 0) + 1)
-
-    def textFromValue(self, value: int) -> str:
-        return self._all_text if value == self.maximum() else str(value)
-
-    def valueFromText(self, text: str) -> int:
-        if text.strip().lower() in (self._all_text.lower(), "all", "-1"):
-            return self.maximum()
-        try:
-            return int(text)
-        except ValueError:
-            return self.value()
-
-    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
-        stripped = text.strip().lower()
-        if stripped in (self._all_text.lower(), "all") or stripped.isdigit():
-            return QValidator.State.Acceptable, text, pos
-        if self._all_text.lower().startswith(stripped) or "all".startswith(stripped):
-            return QValidator.State.Intermediate, text, pos
-        return QValidator.State.Invalid, text, pos
-
-    @property
-    def llama_value(self) -> int:
-        """What llama.cpp gets: -1 for "all"."""
-        return -1 if self.value() == self.maximum() else self.value()
-
-    def set_llama_value(self, value: int) -> None:
-        self.setValue(self.maximum() if value < 0 or value >= self.maximum() else value)
 
 
 class LoadPanel(QWidget):
@@ -214,8 +170,12 @@ class LoadPanel(QWidget):
         local.addSpacing(8)
         local.addWidget(self._label(self.tr("Template"), self.template_combo))
         local.addWidget(self.template_combo, 1)
-        self.server_box = self._server_box()
-        self.server_box.setVisible(False)
+        self.server = ServerFields(self)
+        self.server.changed.connect(self.endpoint_changed)
+        self.server.list_requested.connect(self.list_models_requested)
+        self.server_box, self.key_box = self.server.box, self.server.key_box
+        self.url_edit, self.served_combo = self.server.url_edit, self.server.served_combo
+        self.list_button, self.key_edit = self.server.list_button, self.server.key_edit
         row.addWidget(self.source_combo)
         row.addWidget(self.local_box, 1)
         row.addWidget(self.server_box, 1)
@@ -225,66 +185,6 @@ class LoadPanel(QWidget):
         row.addWidget(self.progress)
         row.addWidget(self.load_label)
         return row
-
-    def _server_box(self) -> QWidget:
-        box = QWidget()
-        box.setObjectName("serverBox")
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        self.url_edit = QLineEdit()
-        self.url_edit.setObjectName("endpointEdit")
-        self.url_edit.setAccessibleName(self.tr("Server base URL"))
-        self.url_edit.setPlaceholderText(DEFAULT_ENDPOINT)
-        self.url_edit.setToolTip(
-            self.tr("The server's OpenAI-compatible base URL; it usually ends in /v1.")
-        )
-        self.url_edit.setMinimumWidth(200)
-        self.served_combo = QComboBox()
-        self.served_combo.setObjectName("servedModelCombo")
-        self.served_combo.setEditable(True)
-        self.served_combo.setAccessibleName(self.tr("Model name on the server"))
-        self.served_combo.setMinimumContentsLength(14)
-        self.served_combo.setSizeAdjustPolicy(
-            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        )
-        line = self.served_combo.lineEdit()
-        if line is not None:
-            line.setPlaceholderText(self.tr("model name"))
-        self.list_button = QPushButton(self.tr("List models"))
-        self.list_button.setObjectName("listModelsButton")
-        self.list_button.setToolTip(self.tr("Ask the server which models it serves."))
-        self.list_button.clicked.connect(self.list_models_requested)
-        self.key_edit = QLineEdit()
-        self.key_edit.setObjectName("keyEnvEdit")
-        self.key_edit.setAccessibleName(self.tr("Environment variable with the API key"))
-        self.key_edit.setPlaceholderText("LLM_SCOUT_API_KEY")
-        self.key_edit.setToolTip(
-            self.tr(
-                "The name of the environment variable that holds the API key (the key itself "
-                "is never typed or stored here); empty: LLM_SCOUT_API_KEY, else the keyring."
-            )
-        )
-        self.key_edit.setMinimumWidth(170)
-        for signal in (
-            self.url_edit.textChanged,
-            self.served_combo.currentTextChanged,
-            self.key_edit.textChanged,
-        ):
-            signal.connect(self._on_endpoint_edited)
-        row.addWidget(self._label(self.tr("URL"), self.url_edit))
-        row.addWidget(self.url_edit, 3)
-        row.addWidget(self._label(self.tr("Model"), self.served_combo))
-        row.addWidget(self.served_combo, 2)
-        row.addWidget(self.list_button)
-        # The key's variable sits on the settings row, which a server leaves nearly empty.
-        self.key_box = QWidget()
-        self.key_box.setObjectName("keyEnvBox")
-        key_row = QHBoxLayout(self.key_box)
-        key_row.setContentsMargins(0, 0, 0, 0)
-        key_row.addWidget(self._label(self.tr("API key variable"), self.key_edit))
-        key_row.addWidget(self.key_edit)
-        self.key_box.setVisible(False)
-        return box
 
     def _settings_row(self) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -324,7 +224,7 @@ class LoadPanel(QWidget):
         self.cache_combo = QComboBox()
         self.cache_combo.setObjectName("cacheTypeCombo")
         self.cache_combo.setAccessibleName(self.tr("KV cache type"))
-        for cache in p.CACHE_TYPES:
+        for cache in CACHE_TYPES:
             self.cache_combo.addItem(cache, cache)
         self.cache_combo.setToolTip(
             self.tr(
@@ -336,7 +236,7 @@ class LoadPanel(QWidget):
         self.flash_combo.setObjectName("flashAttnCombo")
         self.flash_combo.setAccessibleName(self.tr("Flash attention"))
         for key, text in zip(
-            FLASH_CHOICES, (self.tr("auto"), self.tr("on"), self.tr("off")), strict=True
+            FLASH_ATTN_CHOICES, (self.tr("auto"), self.tr("on"), self.tr("off")), strict=True
         ):
             self.flash_combo.addItem(text, key)
         self.flash_combo.setToolTip(
@@ -439,8 +339,7 @@ class LoadPanel(QWidget):
         server = self.source == "server"
         self.local_box.setVisible(not server)
         self.local_settings.setVisible(not server)
-        self.server_box.setVisible(server)
-        self.key_box.setVisible(server)
+        self.server.set_visible(server)
         self.measured_label.setToolTip(
             self.tr("What the server's answers measured here (memory: what the server exposes).")
             if server
@@ -453,59 +352,24 @@ class LoadPanel(QWidget):
         )
         self.source_changed.emit(self.source)
 
-    def _on_endpoint_edited(self) -> None:
-        self.endpoint_changed.emit()
-
     def set_endpoint(self, url: str, model: str, key_env: str = "") -> None:
         """Fill the server's fields (a remembered endpoint); the key itself is never here."""
-        self.url_edit.setText(url)
-        if model and self.served_combo.findText(model) < 0:
-            self.served_combo.addItem(model)
-        self.served_combo.setCurrentText(model)
-        self.key_edit.setText(key_env)
+        self.server.set_endpoint(url, model, key_env)
 
     def endpoint_fields(self) -> tuple[str, str, str]:
         """(URL, model, key variable) as typed (stripped)."""
-        return (
-            self.url_edit.text().strip(),
-            self.served_combo.currentText().strip(),
-            self.key_edit.text().strip(),
-        )
+        return self.server.fields()
 
     def endpoint(self) -> RemoteEndpoint:
         """The server as typed; UsageError for a URL that is not http(s) or no model name."""
-        url, model, key_env = self.endpoint_fields()
-        return RemoteEndpoint(url or DEFAULT_ENDPOINT, model, key_env=key_env or None)
+        return self.server.endpoint()
 
     def set_served_models(self, names: list[str]) -> None:
-        """What the server lists; the typed name stays chosen when the server has it, else
-        the first one listed is."""
-        combo = self.served_combo
-        typed = combo.currentText().strip()
-        combo.blockSignals(True)
-        combo.clear()
-        combo.addItems(names)
-        index = combo.findText(typed) if typed else -1
-        combo.setCurrentIndex(index if index >= 0 else (0 if names else -1))
-        if not names:
-            combo.setCurrentText(typed)
-        combo.blockSignals(False)
-        self.endpoint_changed.emit()
+        """What the server lists (the typed name stays chosen when the server has it)."""
+        self.server.set_served_models(names)
 
     def set_listing(self, listing: bool) -> None:
-        self.list_button.setEnabled(not listing)
-        self.list_button.setText(self.tr("Listing…") if listing else self.tr("List models"))
-
-    def show_remote_measured(self, tokens_per_s: float | None, timing_source: str) -> None:
-        """A server's figures: memory unknown unless it said, the speed and where it came
-        from (measured on this client, or the server's own timings)."""
-        parts = [self.tr("memory unknown")]
-        if tokens_per_s is not None:
-            where = self.tr("server timings") if timing_source == "server" else self.tr("client")
-            parts.append(
-                self.tr("%1 (%2)").replace("%1", fmt.rate(tokens_per_s)).replace("%2", where)
-            )
-        self.measured_label.setText(self.tr("measured: %1").replace("%1", " · ".join(parts)))
+        self.server.set_listing(listing)
 
     # -- facts and prefill ------------------------------------------------------------------------
 
@@ -569,9 +433,8 @@ class LoadPanel(QWidget):
     # -- values -----------------------------------------------------------------------------------
 
     @property
-    def cache_type(self) -> p.CacheType:
-        value = str(self.cache_combo.currentData() or "f16")
-        return value if value in ("q8_0", "q4_0") else "f16"  # type: ignore[return-value]
+    def cache_type(self) -> CacheType:
+        return cache_type_of(self.cache_combo.currentData())
 
     @property
     def flash_attn(self) -> bool:
@@ -594,7 +457,7 @@ class LoadPanel(QWidget):
 
     def problem(self) -> str:
         """Why these settings cannot be loaded ("" when they can)."""
-        if self.cache_type != "f16" and not self.flash_attn:
+        if needs_flash_attn(self.cache_type) and not self.flash_attn:
             return self.tr("A quantized KV cache needs flash attention (auto or on).")
         return ""
 
@@ -617,8 +480,7 @@ class LoadPanel(QWidget):
         self.progress.setVisible(loading)
         # Not while a load runs (another Load or Connect ends the model loaded before).
         self.source_combo.setEnabled(not loading)
-        self.server_box.setEnabled(not loading)
-        self.key_box.setEnabled(not loading)
+        self.server.set_enabled(not loading)
 
     def set_progress(self, fraction: float | None) -> None:
         if fraction is None:
@@ -633,54 +495,21 @@ class LoadPanel(QWidget):
     def show_prediction(self, result: FitResult | None, where: str) -> None:
         """``predicted for this machine: CPU · RAM ≈210 MiB · VRAM ≈0 B · ≈105 t/s · load
         ≈0.2 s`` (``where``: the profile the fit was for)."""
-        if result is None:
-            self.prediction_label.setText("")
-            return
-        parts = [
-            fmt.verdict_word(result),
-            self.tr("RAM ≈%1").replace("%1", fmt.size(result.ram_bytes)),
-            self.tr("VRAM ≈%1").replace("%1", fmt.size(result.vram_bytes)),
-            fmt.rate(result.tokens_per_s, predicted=True),
-            self.tr("load ≈%1").replace("%1", fmt.seconds(result.load_seconds)),
-        ]
-        self.prediction_label.setText(
-            self.tr("predicted for %1: %2").replace("%1", where).replace("%2", " · ".join(parts))
-        )
+        self.prediction_label.setText(texts.prediction(result, where) if result else "")
 
     def fit_warning(self, result: FitResult, label: str) -> str:
         """Why the fit says a model will not fit, with the numbers (asked before loading)."""
-        lines = [
-            self.tr("The fit says %1 will not fit with these settings.").replace("%1", label),
-            self.tr("Needs about %1 of RAM; %2 is available.")
-            .replace("%1", fmt.size(result.ram_full_context_bytes or result.ram_bytes))
-            .replace("%2", fmt.size(result.ram_available_bytes)),
-        ]
-        if result.vram_bytes:
-            lines.append(
-                self.tr("Needs about %1 of VRAM; %2 is free.")
-                .replace("%1", fmt.size(result.vram_bytes))
-                .replace("%2", fmt.size(sum(result.vram_free_bytes)))
-            )
-        lines.extend(result.reasons[:3])
-        lines.append(self.tr("Load anyway? The worker may be stopped for lack of memory."))
-        return "\n".join(lines)
+        return texts.fit_warning(result, label)
 
     def show_measured(self, reading: ProcessMemory | None, tokens_per_s: float | None) -> None:
         """The worker's memory now and the speed (live, or the last answer's); nothing
         without a reading."""
-        if reading is None:
-            self.measured_label.setText("")
-            return
-        parts = [self.tr("RAM %1").replace("%1", fmt.size(reading.rss_bytes))]
-        if reading.private_bytes is not None:
-            parts.append(self.tr("private %1").replace("%1", fmt.size(reading.private_bytes)))
-        if reading.vram_bytes is not None:
-            parts.append(self.tr("VRAM %1").replace("%1", fmt.size(reading.vram_bytes)))
-        if reading.gpu_util_pct is not None:
-            parts.append(self.tr("GPU %1%").replace("%1", fmt.number(reading.gpu_util_pct)))
-        if tokens_per_s is not None:
-            parts.append(fmt.rate(tokens_per_s))
-        self.measured_label.setText(self.tr("measured: %1").replace("%1", " · ".join(parts)))
+        self.measured_label.setText(texts.measured(reading, tokens_per_s) if reading else "")
+
+    def show_remote_measured(self, tokens_per_s: float | None, timing_source: str) -> None:
+        """A server's figures: memory unknown unless it said, the speed and where it came
+        from (measured on this client, or the server's own timings)."""
+        self.measured_label.setText(texts.remote_measured(tokens_per_s, timing_source))
 
     def set_load_text(self, text: str) -> None:
         self.load_label.setText(text)

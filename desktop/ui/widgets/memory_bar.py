@@ -13,7 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from desktop.core.fit import MemoryBreakdown
+from desktop.core.fit import MemoryBreakdown, need_decimals
 from desktop.ui import format as fmt
 
 #: The parts of a breakdown, in drawing order, with their colours.
@@ -86,10 +86,13 @@ class MemoryBar(QWidget):
     @property
     def summary(self) -> str:
         """ "needs 5.6 GiB of 11.5 GiB free" (and what is missing when it does not fit)."""
-        need = "≈" + fmt.size(self.total)
         if not self._capacity:
-            return self.tr("needs %1").replace("%1", need)
-        of = fmt.size(self._capacity)
+            return self.tr("needs %1").replace("%1", "≈" + fmt.size(self.total))
+        # As many decimals as it takes for two different numbers to read differently (the
+        # CLI's "needs X of Y available" says the same figures).
+        decimals = need_decimals(self.total, self._capacity)
+        need = "≈" + fmt.size(self.total, decimals)
+        of = fmt.size(self._capacity, decimals)
         if self._capacity_word:
             of = f"{of} {self._capacity_word}"
         text = self.tr("needs %1 of %2").replace("%1", need).replace("%2", of)

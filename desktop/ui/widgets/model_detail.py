@@ -9,7 +9,6 @@ state of its download; the buttons emit intents the page acts on.
 from __future__ import annotations
 
 import html
-from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QPalette
@@ -30,7 +29,13 @@ from desktop.core.fit import FitResult, FitTarget, VllmPlan, plan_vllm, what_if_
 from desktop.core.hardware import HardwareProfile
 from desktop.core.library import variant_label
 from desktop.ui import format as fmt
-from desktop.ui.models.catalog_model import PAST_TRAINED, PREDICTED, CatalogEntry
+from desktop.ui.models.catalog_model import (
+    PAST_TRAINED,
+    PREDICTED,
+    UNVERIFIED,
+    CatalogEntry,
+    size_text,
+)
 from desktop.ui.theme import VERDICT_COLORS, icon
 from desktop.ui.widgets.memory_bar import MemoryBar
 from desktop.ui.widgets.verdict import text_color_on
@@ -265,7 +270,7 @@ class ModelDetailPanel(QWidget):
         model, variant, fit = entry.model, entry.variant, entry.fit
         self.title_label.setText(variant_label(model, variant))
         self.id_label.setText(variant.id)
-        self._show_verdict(entry)
+        self._show_verdict(entry, profile)
         self._show_memory(fit, profile)
         self._show_facts(entry, profile)
         self._show_buttons(entry, download_state, download_percent)
@@ -364,7 +369,7 @@ class ModelDetailPanel(QWidget):
         QGuiApplication.clipboard().setText(self.vllm_command)
         self.vllm_copy_button.setText(self.tr("Copied"))
 
-    def _show_verdict(self, entry: CatalogEntry) -> None:
+    def _show_verdict(self, entry: CatalogEntry, profile: HardwareProfile | None) -> None:
         fit = entry.fit
         word = fmt.verdict_word(fit) if entry.estimated else "…"
         color = VERDICT_COLORS.get(entry.verdict, "#8a8f96")
@@ -385,20 +390,27 @@ class ModelDetailPanel(QWidget):
         context = self.tr("Estimated for %1 tokens of context.").replace(
             "%1", fmt.integer(entry.n_ctx)
         )
-        if entry.past_trained_context:
+        if fit is not None and fit.past_trained_ctx:
             context += (
                 " "
                 + PAST_TRAINED
                 + " "
                 + (
                     self.tr("The model was trained for %1; answers may degrade past it.").replace(
-                        "%1", fmt.integer(entry.model.context_length)
+                        "%1", fmt.integer(fit.n_ctx_train)
                     )
                 )
             )
         if entry.from_file:
             context += " " + self.tr("Numbers from the file on disk.")
-        if entry.calibration_runs:  # two or more: a calibration needs at least two
+        if entry.calibration_runs and entry.calibration_source == "profile" and profile:
+            # A saved or imported machine's own runs: say whose speeds these are.
+            context += " " + (
+                self.tr("Calibrated from %1 runs measured on %2.")
+                .replace("%1", str(entry.calibration_runs))
+                .replace("%2", profile.name or self.tr("that machine"))
+            )
+        elif entry.calibration_runs:  # two or more: a calibration needs at least two
             context += " " + self.tr("Calibrated from %1 measured runs.").replace(
                 "%1", str(entry.calibration_runs)
             )
@@ -418,17 +430,11 @@ class ModelDetailPanel(QWidget):
         if has_gpu and profile is not None:
             free = sum(fit.vram_free_bytes) or sum(g.memory_total_bytes for g in profile.gpus)
             self.vram_bar.set_usage(fit.vram, free or None, self.tr("free"))
-        # The bar shows what must stay resident; clean pages of the mapped file (the peak RSS
-        # counts them, the kernel drops them under pressure) are said apart.
-        resident = replace(fit.ram, weights=max(0, fit.ram.weights - fit.page_cache_bytes))
-        self.ram_bar.set_usage(resident, fit.ram_available_bytes or None, self.tr("available"))
+        # The bar shows what the verdict rests on: what must stay resident with the whole
+        # context in use (the CLI's "needs X of Y available"); clean pages of the mapped file
+        # (the peak RSS counts them, the kernel drops them under pressure) are said apart.
+        self.ram_bar.set_usage(fit.need_ram, fit.ram_available_bytes or None, self.tr("available"))
         notes: list[str] = []
-        if fit.ram_full_context_bytes > resident.total:
-            notes.append(
-                self.tr("With the whole context in use: %1 of RAM.").replace(
-                    "%1", PREDICTED + fmt.size(fit.ram_full_context_bytes)
-                )
-            )
         if fit.page_cache_bytes:
             notes.append(
                 self.tr(
@@ -497,11 +503,8 @@ class ModelDetailPanel(QWidget):
                 entry.path.name, Qt.TextElideMode.ElideMiddle, 170
             )
             return self.tr("On disk: %1").replace("%1", name)
-        size = entry.variant.size_bytes
         fit = entry.fit
-        if fit is not None and fit.download_bytes:
-            size = fit.download_bytes
-        text = self.tr("Download %1").replace("%1", fmt.size(size))
+        text = self.tr("Download %1").replace("%1", size_text(entry))
         disk = profile.models_disk if profile is not None else None
         free = f" ({fmt.size(disk.free_bytes)} " + self.tr("free") + ")" if disk else ""
         if fit is not None and fit.fits_disk is True:
@@ -512,7 +515,7 @@ class ModelDetailPanel(QWidget):
 
     def _show_buttons(self, entry: CatalogEntry, state: str, percent: int | None) -> None:
         variant = entry.variant
-        size = fmt.size(variant.size_bytes) if variant.size_bytes else ""
+        size = size_text(entry) if entry.download_size[0] else ""
         button = self.download_button
         status = ""
         if entry.on_disk:
@@ -536,11 +539,17 @@ class ModelDetailPanel(QWidget):
         else:
             button.setText(self.tr("Download %1").replace("%1", size).strip())
             button.setEnabled(True)
-            button.setToolTip(
+            tip = (
                 self.tr("Download every file of %1 from %2 into the models folder.")
                 .replace("%1", variant.id)
                 .replace("%2", variant.repo)
             )
+            if not entry.download_size[1]:
+                tip += " " + self.tr(
+                    "%1: the size is estimated from the model's shapes, not verified against "
+                    "the Hub."
+                ).replace("%1", UNVERIFIED)
+            button.setToolTip(tip)
             if state == "failed":
                 status = self.tr("The last download failed; the Downloads page says why.")
         button.setAccessibleName(button.text())

@@ -14,13 +14,13 @@ from desktop.core.engine import (
     Prediction,
     Session,
     WorkerError,
-    auto_flash_attn,
 )
 from desktop.core.engine import protocol as p
 from desktop.core.errors import UsageError
 from desktop.core.fit import FitTarget
 from desktop.core.gguf import read_gguf_split
 from desktop.core.hardware import load_profile
+from desktop.core.kv_cache import CacheType, auto_flash_attn
 
 
 def test_load_carries_the_cache_type_since_version_4() -> None:
@@ -63,7 +63,7 @@ def test_the_prediction_follows_the_cache_type(smollm2_path: Path) -> None:
     target = FitTarget.from_gguf(read_gguf_split(smollm2_path))
     profile = load_profile("rtx-3060-12gb")
 
-    def predicted(cache_type: p.CacheType) -> int:
+    def predicted(cache_type: CacheType) -> int:
         value = Prediction.for_run(
             target, profile, n_ctx=8192, n_gpu_layers=0, prompt_tokens=8192,
             cache_type=cache_type, flash_attn=auto_flash_attn(cache_type),

@@ -10,7 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from desktop.core.engine import GenerationMetrics, MemorySample, RunReport, error_pct, mean_sd
-from desktop.core.engine.metrics import GenerationMeter, MemoryPhases, generation_tokens_per_s
+from desktop.core.engine.metrics import (
+    LIVE_WINDOW_S,
+    GenerationMeter,
+    MemoryPhases,
+    generation_tokens_per_s,
+)
 from tests.fixtures.contracts import RUN_JSON_KEYS
 
 
@@ -107,6 +112,21 @@ def test_live_window_counts_arrivals_in_the_last_window() -> None:
 
 def test_live_is_none_before_any_token() -> None:
     assert GenerationMeter().live_tokens_per_s(10.0) is None
+
+
+def test_the_live_rate_is_the_rate_so_far_for_a_second_then_the_last_second() -> None:
+    meter = meter_with([(10.0, 1)])
+    assert meter.live_rate(10.5) is None  # one token starts the clock: no rate yet
+    meter.record_tokens(10.4, 2)
+    meter.record_tokens(10.8, 4)
+    # Within a second of the first token the window is not full: the rate so far, (7 - 1) / 0.8.
+    assert meter.live_rate(10.9) == pytest.approx(7.5)
+    assert meter.live_rate(10.9) == meter.finish().tokens_per_s
+    # From then on the tokens of the last second: (10.2, 11.2] holds 2 + 4.
+    assert meter.live_rate(11.2) == pytest.approx(6.0)
+    assert meter.live_rate(11.2) == meter.live_tokens_per_s(11.2, LIVE_WINDOW_S)
+    assert meter.live_rate(13.0) == pytest.approx(0.0)  # quiet for a second: nothing comes
+    assert meter.batches == 3
 
 
 def test_per_second_series_whole_seconds_right_closed() -> None:

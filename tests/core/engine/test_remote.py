@@ -313,7 +313,8 @@ def test_a_stalled_stream_times_out_and_keeps_the_partial_answer(server: FakeOpe
     assert event.kind == "timeout"
     assert (
         event.message
-        == "The server sent nothing for 0.5 s. The partial answer (6 characters) is kept."
+        == "The server sent nothing for 0.5 s (the remote_timeout_s setting). The partial "
+        "answer (6 characters) is kept."
     )
     assert request.text == "Hello,"  # type: ignore[attr-defined]
     with pytest.raises(WorkerError) as info:

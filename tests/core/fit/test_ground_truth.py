@@ -58,7 +58,10 @@ def test_fewer_layers_than_fit_is_said(h200: HardwareProfile) -> None:
     asked = estimate(target, h200, n_ctx=8192, n_gpu_layers=16)
     assert asked.verdict == "partial"
     assert asked.n_gpu_layers == 16
-    assert "You asked for 16 GPU layers; all 32 of 32 fit." in asked.reasons
+    assert "You asked for 16 GPU layers; all 32 of 32 would fit." in asked.reasons
+    # The layers on the GPU are the ones asked for, not "what fits" (which is all of them).
+    assert "16 of 32 layers on the GPU, as asked; the rest run on the CPU." in asked.reasons
+    assert not any("layers fit on the GPU" in r for r in asked.reasons)
     chosen = estimate(target, h200, n_ctx=8192)
     assert chosen.verdict == "gpu"
     assert not any("You asked" in r for r in chosen.reasons)

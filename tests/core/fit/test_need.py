@@ -35,8 +35,28 @@ def test_page_cache_is_apart_from_what_must_fit(capsys: pytest.CaptureFixture[st
     # The free RAM moves between two probes; what is needed does not.
     needed = result.need_text().split(" of ")[0]
     assert out.splitlines()[1].startswith(f"Verdict: runs on the CPU ({needed} of ")
-    assert "page cache*" in out
+    assert "page cache of the model file" in out
     assert "the OS can drop" in out
+    # The table is what must fit: its total is the verdict's figure, the page cache apart.
+    total = next(line for line in out.splitlines() if line.startswith("total "))
+    assert total.split()[1] + " GiB" == needed.removeprefix("needs ")
+    assert result.must_fit_bytes == result.ram_full_context_bytes == result.need_ram.total
+
+
+def test_the_need_is_the_whole_contexts_on_a_shared_memory_pool() -> None:
+    from desktop.core.hardware import load_profile
+
+    model, variant = load_catalog().variant("qwen2.5-7b-instruct:Q4_K_M")
+    profile = load_profile("jetson-orin-nano-8gb")
+    result = estimate(FitTarget.from_variant(model, variant), profile, n_ctx=4096)
+    assert result.unified_memory
+    assert result.vram_bytes > 0
+    # GPU and CPU draw on one pool: one figure against what the pool has, not "VRAM free".
+    assert result.must_fit_bytes == result.need_ram.total + result.vram_bytes
+    assert result.need_text() == "needs " + need_of(
+        result.must_fit_bytes, result.ram_available_bytes
+    )
+    assert "VRAM" not in result.need_text()
 
 
 def test_with_gpu_layers_the_need_names_both_memories() -> None:

@@ -18,9 +18,9 @@ from desktop.core.errors import Cancelled
 from desktop.core.fit import CatalogEstimator, FitTarget, estimate
 from desktop.core.fit import memory as fm
 from desktop.core.fit.place import best_placement, fit_flags, fits_at, make_setup, place
-from desktop.core.fit.types import CacheType
 from desktop.core.gguf import ModelArch, read_gguf
 from desktop.core.hardware import HardwareProfile, load_profile
+from desktop.core.kv_cache import CacheType
 from desktop.core.library import ModelResolver
 
 Triple = tuple[CatalogModel, Variant, FitTarget]

@@ -104,8 +104,16 @@ def test_pipe_is_refused_without_blocking(tmp_path: Path) -> None:
 def test_text_file(tmp_path: Path) -> None:
     path = tmp_path / "notes.gguf"
     path.write_text("hello, this is not a model\n")
-    with pytest.raises(GGUFFormatError, match="not a GGUF file"):
+    with pytest.raises(GGUFFormatError, match="not a GGUF file") as text:
         read_gguf(path)
+    # The first bytes as a person reads them, not as a Python byte literal.
+    assert 'starts with "hell" instead of GGUF' in text.value.message
+    assert "b'" not in text.value.message
+    gzip = tmp_path / "packed.gguf"
+    gzip.write_bytes(b"\x1f\x8b\x08\x00" + bytes(60))
+    with pytest.raises(GGUFFormatError) as packed:
+        read_gguf(gzip)
+    assert "starts with the bytes 1f 8b 08 00 instead of GGUF" in packed.value.message
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from desktop.core import paths
 from desktop.core.hardware import HardwareProfile, probe, probe_disk
 from desktop.core.hardware.apple import gpu_working_set_bytes
@@ -182,3 +184,15 @@ def test_restricted_cpu_affinity_is_noted(tmp_path: Path) -> None:
     finally:
         os.sched_setaffinity(0, everything)
     assert f"This process may run on 1 of the {os.cpu_count()} CPU threads" in notes[0]
+
+
+def test_a_measured_disk_speed_is_remembered_for_later_probes(tmp_path: Path) -> None:
+    """The window's Measure button, `hw --measure-disk` and `fit` then use one figure."""
+    models = tmp_path / "models"
+    assert probe_disk(models).read_bytes_per_s is None  # this test's own cache folder: empty
+    measured = probe_disk(models, measure=True, read_bytes=8 << 20, scratch_bytes=8 << 20)
+    assert measured.read_bytes_per_s is not None
+    later = probe_disk(models)
+    assert later.device == measured.device
+    if measured.device:  # a folder whose device is known (every Linux disk)
+        assert later.read_bytes_per_s == pytest.approx(measured.read_bytes_per_s, rel=1e-6)

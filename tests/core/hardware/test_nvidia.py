@@ -274,9 +274,40 @@ def test_init_failure_means_no_nvidia_gpu() -> None:
     assert "nvmlShutdown" not in nvml.calls
 
 
-def test_real_pynvml_without_a_driver_is_soft() -> None:
-    # This machine has nvidia-ml-py but no NVIDIA driver: nvmlInit fails, the probe says "none".
-    assert probe_nvidia(env={}) == []
+def test_real_pynvml_without_its_library_is_soft(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real nvidia-ml-py, on a machine without the NVIDIA driver's libnvidia-ml: its loader
+    # fails (as here, made to fail at the lowest level, whatever this machine has), nvmlInit
+    # raises, and the probe says "no NVIDIA GPU".
+    import pynvml
+
+    def no_library(name: str, *args: object, **kwargs: object) -> object:
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(pynvml, "nvmlLib", None)
+    monkeypatch.setattr(pynvml, "CDLL", no_library)
+    notes: list[str] = []
+    assert probe_nvidia(env={}, notes=notes) == []
+
+
+def test_the_real_probe_agrees_with_nvml_on_this_machine() -> None:
+    """On any machine: as many GPUs as NVML reports (none without a driver), each named, with
+    its memory."""
+    import pynvml
+
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError:
+        expected = 0
+    else:
+        try:
+            expected = pynvml.nvmlDeviceGetCount()
+        finally:
+            pynvml.nvmlShutdown()
+    gpus = probe_nvidia(env={})
+    assert len(gpus) == expected
+    for gpu in gpus:
+        assert gpu.name
+        assert gpu.memory_total_bytes > 0
 
 
 def test_bandwidth_formula() -> None:

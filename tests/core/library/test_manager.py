@@ -19,7 +19,6 @@ from desktop.core import paths
 from desktop.core.errors import LibraryError, ScoutError
 from desktop.core.gguf import GGUFInfo, read_gguf, read_gguf_split
 from desktop.core.library import Library, ScanRoot
-from desktop.core.library.store import SCHEMA_VERSION
 from tests.fixtures.library_files import link, ollama_manifest, write_tiny
 from tests.fixtures.tiny_models import write_broken_files
 
@@ -292,8 +291,7 @@ def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "library.db"
     Library(db).close()
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
-    conn.commit()
+    conn.execute("PRAGMA user_version = 2")
     conn.close()
     with pytest.raises(LibraryError, match="newer LLM Scout"):
         Library(db)
@@ -341,3 +339,65 @@ def test_first_opens_of_a_new_database_at_once_all_work(tmp_path: Path) -> None:
         for thread in threads:
             thread.join()
     assert errors == []
+
+
+# What the library's files looked like before user_version: a schema_version table.
+OLD_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, real_path TEXT NOT NULL, parts TEXT NOT NULL, source TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, sha256 TEXT, repo_id TEXT,
+    layout_name TEXT, display_name TEXT NOT NULL, general_name TEXT, architecture TEXT,
+    family TEXT, n_params INTEGER, quant TEXT, file_type INTEGER, n_ctx_train INTEGER,
+    has_chat_template INTEGER, tensor_bytes INTEGER, model_id TEXT, variant_id TEXT,
+    match_method TEXT, problem TEXT, problem_kind TEXT, first_seen REAL NOT NULL,
+    last_seen REAL NOT NULL, missing INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS files_real_path ON files(real_path);
+"""
+
+
+def write_old_library(db: Path, version: int, model: Path) -> None:
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(OLD_SCHEMA)
+    conn.execute("INSERT INTO schema_version VALUES (?)", (version,))
+    conn.execute(
+        "INSERT INTO files (path, real_path, parts, source, size_bytes, mtime_ns, display_name, "
+        "architecture, family, n_params, n_ctx_train, has_chat_template, tensor_bytes, "
+        "first_seen, last_seen) VALUES (?, ?, ?, 'imported', ?, ?, 'Old Entry', 'llama', "
+        "'smollm', 135000000, 8192, 1, 1000, 1.0, 2.0)",
+        (str(model), str(model), f'["{model}"]', model.stat().st_size, model.stat().st_mtime_ns),
+    )
+    conn.commit()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+
+
+def test_a_library_from_before_user_version_is_adopted_with_its_rows(
+    tmp_path: Path, smollm2_path: Path
+) -> None:
+    db = tmp_path / "library.db"
+    write_old_library(db, 1, smollm2_path)
+    with Library(db) as library:
+        assert [(e.display_name, e.path) for e in library.entries()] == [
+            ("Old Entry", smollm2_path)
+        ]
+    conn = sqlite3.connect(db)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn.close()
+    assert names == {"files"}
+    assert not list(tmp_path.glob("library.db.broken-*"))
+
+
+def test_a_library_from_a_newer_version_before_user_version_is_refused_untouched(
+    tmp_path: Path, smollm2_path: Path
+) -> None:
+    db = tmp_path / "library.db"
+    write_old_library(db, 2, smollm2_path)
+    before = db.read_bytes()
+    with pytest.raises(LibraryError, match="newer LLM Scout") as caught:
+        Library(db)
+    assert caught.value.kind == "library.newer"
+    assert db.read_bytes() == before

@@ -1,11 +1,13 @@
-"""What the Playground needs to know about models on disk before loading one (Qt-free).
+"""What the Playground needs to know about models on disk before loading one.
 
-:func:`local_models` lists what can be loaded: the demo models and the library's GGUF files.
+:func:`local_models` lists what can be loaded: the demo models and the library's GGUF files
+(Compare's Add menu lists the same).
 
-:func:`read_model_facts` runs off the GUI thread: it resolves the file through the library's
-:class:`~desktop.core.library.ModelResolver` (reading its GGUF header: layers, trained context,
-whether it carries a chat template and which one the engine would pick by architecture) and asks
-the fit for the best GPU layers on the active profile — the values the load settings start from.
+:func:`read_model_facts` runs off the window's GUI thread (it reads a file): it resolves the
+file through the library's :class:`~desktop.core.library.ModelResolver` (reading its GGUF
+header: layers, trained context, whether it carries a chat template and which one the engine
+would pick by architecture) and asks the fit for the best GPU layers on the active profile —
+the values the load settings start from.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from pathlib import Path
 from desktop.core.catalog import Catalog
 from desktop.core.engine import family_template_name
 from desktop.core.errors import ScoutError
-from desktop.core.fit import CacheType, FitTarget, estimate
+from desktop.core.fit import FitTarget, estimate
 from desktop.core.hardware import HardwareProfile
+from desktop.core.kv_cache import CacheType
 from desktop.core.library import Library, ModelResolver
 
 log = logging.getLogger(__name__)

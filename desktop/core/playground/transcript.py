@@ -1,4 +1,4 @@
-"""A conversation saved as Markdown or JSON, with its settings and metrics (Qt-free).
+"""A conversation saved as Markdown or JSON, with its settings and metrics.
 
 The documents are the engine's own (:meth:`~desktop.core.engine.Conversation.to_markdown` and
 :meth:`~desktop.core.engine.Conversation.to_dict`, the same as ``llm-scout run --chat``'s

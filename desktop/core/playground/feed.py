@@ -1,11 +1,18 @@
-"""The inbox between an engine's threads and the GUI: producers append, a GUI timer drains.
+"""The inbox between an engine's threads and the front end: producers append, a timer drains.
 
 Pull, don't push (STYLE.md): the engine client calls ``on_event`` and ``on_memory`` on its own
 threads and ``Conversation.ask`` calls ``on_text`` on the thread that runs it. None of them may
 touch a Qt object, so each only appends to a list under a lock, stamped with the time it
-arrived (``time.perf_counter``, the clock the engine's metrics use). A GUI timer calls
-:meth:`EngineFeed.drain` about 30 times a second and gets everything that came since, in one
-:class:`Drained` value, to draw once per tick.
+arrived (``time.perf_counter``, the clock the engine's metrics use). The front end's
+timer calls :meth:`EngineFeed.drain` (through :meth:`ChatSession.drain
+<desktop.core.playground.ChatSession.drain>`) up to 30 times a second and gets everything that
+came since, in one :class:`Drained` value, to draw once per tick.
+
+Marks are the session's own instants, stamped on the thread that lives them: ``load`` when a
+load starts, ``loaded`` when it returned, ``prompt`` before a request goes out and ``done`` when
+its answer returned (or failed). Each is stamped after everything the engine delivered before it
+(the client hands an answer's last tokens over before the answer returns), so the timeline
+never reads a late event of a load or an answer as the end of the next one.
 
 One feed belongs to one :class:`~desktop.core.engine.Session`; a new load gets a new feed, so
 nothing late from an old worker reaches the page.

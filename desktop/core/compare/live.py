@@ -1,13 +1,15 @@
-"""A running comparison as the Compare page draws it, built from the runner's events (no Qt).
+"""A comparison as a front end shows it while it runs, built from the runner's events.
 
-The :class:`~desktop.core.compare.CompareRunner` calls ``on_event`` on its own thread.
+:class:`ComparePhase` is where a comparison page is (setting up, preparing, running, showing
+one). The :class:`~desktop.core.compare.CompareRunner` calls ``on_event`` on its own thread.
 :class:`CompareFeed` is that callback: it only stamps each event with the time it arrived
-(``time.perf_counter``, the engine's clock) and appends it under a lock. The page's GUI timer
-drains the feed about 30 times a second (pull, don't push) and hands the events to
-:class:`LiveComparison`, which keeps what each column shows — its status, the answer text of
-every prompt, live tokens/s and TTFT from the arrival times (the engine's own
-:class:`~desktop.core.engine.GenerationMeter`), a short speed history for the sparkline — and
-marks what changed, so the page redraws only that, once per tick.
+(``time.perf_counter``, the engine's clock) and appends it under a lock. The front end's
+timer drains the feed about 30 times a second (pull, don't push) and hands the events to
+:class:`LiveComparison`, which keeps what each column shows — its :class:`ColumnStatus`, the
+answer text of every prompt, the engine's live tokens/s
+(:meth:`~desktop.core.engine.GenerationMeter.live_rate`) and TTFT from the arrival times, a
+short speed history for the sparkline — and marks what changed, so the front end redraws only
+that, once per tick.
 
 The measured figures of a finished answer come from its :class:`~desktop.core.engine.RunReport`;
 the summary and chart are the core's (:meth:`ComparisonResult.summary`, ``chart``) over a
@@ -21,35 +23,69 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from enum import Enum
 
-from desktop.core.compare import (
+from desktop.core.compare.events import (
     AnswerFinished,
-    AnswerResult,
     AnswerStarted,
     AnswerText,
-    BlindLabels,
     CompareEvent,
     ComparisonFinished,
-    ComparisonResult,
     ComparisonStarted,
     ContestantFailed,
     ContestantFinished,
-    ContestantInfo,
     ContestantLoaded,
-    ContestantOutcome,
     ContestantStarted,
-    Prompt,
-    Vote,
 )
+from desktop.core.compare.persist import info_of
+from desktop.core.compare.plan import ComparisonPlan
+from desktop.core.compare.results import (
+    AnswerResult,
+    ComparisonResult,
+    ContestantInfo,
+    ContestantOutcome,
+)
+from desktop.core.compare.suites import Prompt
+from desktop.core.compare.votes import BlindLabels, Vote
 from desktop.core.engine import GenerationMeter
 
-LIVE_WINDOW_S = 1.0  # live tokens/s: the tokens of the last second (the engine's definition)
 SPARK_POINTS = 240  # the sparkline keeps this many points per column
 SPARK_INTERVAL_S = 0.25  # and takes at most four a second (each one redraws a plot)
 
-#: Column statuses: not run yet, waiting for its turn, its model loading, answering, and the
-#: contestant's outcomes.
-STATUSES = ("idle", "queued", "loading", "running", "done", "failed", "cancelled")
+
+class ComparePhase(str, Enum):
+    """Where a comparison page is; the value is the word its signal carries."""
+
+    SETUP = "setup"  # contestants and prompts being chosen
+    PREPARING = "preparing"  # models resolved, parallel mode checked
+    RUNNING = "running"  # answers stream
+    SHOWN = "shown"  # a finished, stopped or stored comparison
+
+    @property
+    def busy(self) -> bool:
+        return self in (ComparePhase.PREPARING, ComparePhase.RUNNING)
+
+
+class ColumnStatus(str, Enum):
+    """A column: not run yet, waiting for its turn, its model loading, answering, and the
+    contestant's outcomes."""
+
+    IDLE = "idle"
+    QUEUED = "queued"
+    LOADING = "loading"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def active(self) -> bool:
+        return self in (ColumnStatus.LOADING, ColumnStatus.RUNNING)
+
+    @property
+    def waiting(self) -> bool:
+        """Not done with the run in progress (a stop or a failure cancels it)."""
+        return self in (ColumnStatus.QUEUED, ColumnStatus.LOADING, ColumnStatus.RUNNING)
 
 
 class CompareFeed:
@@ -76,7 +112,7 @@ class ColumnState:
     """What one contestant's column shows."""
 
     index: int
-    status: str = "idle"
+    status: ColumnStatus = ColumnStatus.IDLE
     reason: str | None = None
     error_kind: str | None = None
     texts: dict[int, str] = field(default_factory=dict)
@@ -98,7 +134,7 @@ class ColumnState:
 
     @property
     def active(self) -> bool:
-        return self.status in ("loading", "running")
+        return self.status.active
 
     def answer_text(self, prompt: int) -> str:
         return self.texts.get(prompt, "")
@@ -138,7 +174,40 @@ class LiveComparison:
         self.latest_prompt: int | None = None  # the prompt an answer last started on
         self.dirty_summary = True
 
-    # -- from a stored result -------------------------------------------------------------------
+    # -- a run about to start, or a stored result -----------------------------------------------
+
+    @classmethod
+    def for_run(
+        cls,
+        plan: ComparisonPlan,
+        *,
+        existing: ComparisonResult | None = None,
+        comparison_id: int | None = None,
+        machine: str = "",
+    ) -> LiveComparison:
+        """A comparison about to run ``plan`` (into the stored ``existing`` one when it
+        completes it): its answers in place, the rest queued. A blind plan keeps the stored
+        comparison's column order, else gets the one its seed gives (as the runner's)."""
+        infos = tuple(info_of(c, i) for i, c in enumerate(plan.contestants))
+        blind: BlindLabels | None = None
+        if existing is not None and existing.blind is not None:
+            blind = existing.blind
+        elif plan.blind:
+            blind = BlindLabels.shuffled(len(infos), plan.blind_seed)
+        live = cls(
+            infos,
+            plan.prompts,
+            mode=plan.mode,
+            title=plan.display_title,
+            blind=blind,
+            suite=plan.suite,
+            machine=machine,
+        )
+        if existing is not None:
+            live.show_result(existing)
+        live.comparison_id = comparison_id
+        live.queue_all()
+        return live
 
     @classmethod
     def from_result(cls, result: ComparisonResult) -> LiveComparison:
@@ -164,8 +233,8 @@ class LiveComparison:
         self.running = False
         for column, outcome in zip(self.columns, result.outcomes, strict=False):
             column.status = _status_of(outcome)
-            if column.status in ("loading", "running"):  # stored while running: interrupted
-                column.status = "cancelled"
+            if column.status.active:  # stored while running: interrupted
+                column.status = ColumnStatus.CANCELLED
             column.reason, column.error_kind = outcome.reason, outcome.error_kind
             column.prompt = None
             column.meter = None
@@ -193,7 +262,7 @@ class LiveComparison:
         self.finished = None
         for column in self.columns:
             if len(column.answers) < len(self.prompts):
-                column.status = "queued"
+                column.status = ColumnStatus.QUEUED
                 column.reason = column.error_kind = None
                 column.dirty_status = True
 
@@ -203,7 +272,7 @@ class LiveComparison:
             self._text(t, event)
         elif isinstance(event, AnswerStarted):
             column = self.columns[event.contestant]
-            column.status = "running"
+            column.status = ColumnStatus.RUNNING
             column.prompt = event.prompt
             column.texts[event.prompt] = ""
             column.answers.pop(event.prompt, None)
@@ -217,7 +286,7 @@ class LiveComparison:
             self._answer(event)
         elif isinstance(event, ContestantStarted):
             column = self.columns[event.contestant]
-            column.status = "loading"
+            column.status = ColumnStatus.LOADING
             column.reason = column.error_kind = None
             column.dirty_status = True
         elif isinstance(event, ContestantLoaded):
@@ -226,7 +295,7 @@ class LiveComparison:
             column.dirty_status = True
         elif isinstance(event, ContestantFailed):
             column = self.columns[event.contestant]
-            column.status = "failed"
+            column.status = ColumnStatus.FAILED
             column.reason, column.error_kind = event.reason, event.kind
             column.meter = None
             column.dirty_status = True
@@ -235,7 +304,7 @@ class LiveComparison:
             self.dirty_summary = True
         elif isinstance(event, ContestantFinished):
             column = self.columns[event.contestant]
-            if column.status != "failed":
+            if column.status is not ColumnStatus.FAILED:
                 column.status = _status_of(event.outcome)
                 column.reason = event.outcome.reason
             column.prompt = None
@@ -286,12 +355,7 @@ class LiveComparison:
         """Live tokens/s of the columns answering now, and a sparkline point (10 a second)."""
         for column in self.columns:
             meter = column.meter
-            if meter is None or meter.t_first is None or meter.generated_tokens < 2:
-                continue
-            if now - meter.t_first < LIVE_WINDOW_S:
-                rate = meter.finish().tokens_per_s
-            else:
-                rate = meter.live_tokens_per_s(now, LIVE_WINDOW_S)
+            rate = meter.live_rate(now) if meter is not None else None
             if rate is None:
                 continue
             column.tokens_per_s = rate
@@ -339,6 +403,18 @@ class LiveComparison:
             created_at=self.created_at,
         )
 
+    def cancel_waiting(self) -> None:
+        """The run ended before its end: the columns still waiting for it are cancelled."""
+        self.running = False
+        for column in self.columns:
+            if column.status.waiting:
+                column.status, column.dirty_status = ColumnStatus.CANCELLED, True
+
+    @property
+    def answered(self) -> int:
+        """Answers in place so far (of ``len(columns) * len(prompts)``)."""
+        return sum(len(c.answers) for c in self.columns)
+
     @property
     def complete(self) -> bool:
         return all(len(c.answers) == len(self.prompts) for c in self.columns)
@@ -350,15 +426,17 @@ class LiveComparison:
         return list(range(len(self.columns)))
 
 
-def _status_of(outcome: ContestantOutcome) -> str:
-    status = outcome.status
-    if status == "pending":
-        return "idle"
-    return status if status in STATUSES else "idle"
+def _status_of(outcome: ContestantOutcome) -> ColumnStatus:
+    if outcome.status == "pending":
+        return ColumnStatus.IDLE
+    try:
+        return ColumnStatus(outcome.status)
+    except ValueError:
+        return ColumnStatus.IDLE
 
 
 def _outcome_of(column: ColumnState) -> ContestantOutcome:
     status = {"idle": "pending", "queued": "pending", "loading": "running"}.get(
-        column.status, column.status
+        column.status.value, column.status.value
     )
     return ContestantOutcome(status, column.reason, column.error_kind)
