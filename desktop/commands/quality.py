@@ -96,6 +96,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--threads", type=int, default=None, metavar="N", help="CPU threads (physical cores)"
     )
     parser.add_argument("--ngl", type=int, default=0, metavar="N", help="layers on the GPU")
+    parser.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not keep the result in the history (kept by default: `llm-scout history list`)",
+    )
     add_json_argument(parser, help="one JSON document")
     parser.set_defaults(handler=handle)
 
@@ -146,6 +151,7 @@ class _Job:
     status: StatusLine
     paths: list[Path]
     labels: list[str]
+    variants: list[str | None]
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -164,7 +170,13 @@ def handle(args: argparse.Namespace) -> int:
     status = StatusLine(sys.stderr.isatty(), every_s=5.0)
     resolved = [ws.resolver.resolve(m) for m in args.models]
     job = _Job(
-        args, ws, flag, status, [r.require_file() for r in resolved], [r.label for r in resolved]
+        args,
+        ws,
+        flag,
+        status,
+        [r.require_file() for r in resolved],
+        [r.label for r in resolved],
+        [r.variant_id for r in resolved],
     )
     with ctrl_c_stops(flag, status):
         if args.items:
@@ -201,6 +213,7 @@ def _loss(job: _Job, settings: Any) -> int:
         should_stop=job.flag,
     )
     status.close()
+    _keep(job, [result])
     if args.json:
         emit_json(result.to_dict())
     else:
@@ -363,6 +376,31 @@ def _text_title(name: str) -> str:
     return Path(name).name
 
 
+def _keep(job: _Job, results: list[Any]) -> None:
+    """Store each result with something measured in the history, one measurement per model
+    (so it shows in `history list` and travels with `history export`); a history that cannot
+    be written costs a warning, not the result."""
+    from desktop.core.errors import ScoutError
+    from desktop.core.quality import store_result
+
+    # results[i] is the measurement of job.paths[i] (the second model's comes second).
+    done = [(i, r) for i, r in enumerate(results) if (r.n if hasattr(r, "n") else r.chunks) > 0]
+    if job.args.no_history or not done:
+        return
+    profile, _name = job.ws.profile()
+    try:
+        for i, result in done:
+            store_result(
+                result,
+                model=job.paths[i],
+                label=job.labels[i],
+                variant_id=job.variants[i],
+                profile=profile,
+            )
+    except ScoutError as exc:
+        sys.stderr.write(f"llm-scout: the result was not stored in the history: {exc}\n")
+
+
 # --------------------------------------------------------------------------- multiple choice
 
 
@@ -387,6 +425,7 @@ def _choice(job: _Job, items: Any, settings: Any) -> int:
         status.close()
         results.append(result)
         only = {o.key for o in result.outcomes}  # the second model answers the same items
+    _keep(job, results)
     test = paired(results[0], results[1]) if len(results) == 2 else None
     if args.json:
         if len(results) == 1 and len(paths) == 1:

@@ -1218,7 +1218,7 @@
 <context>
     <name>CompareResults</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_results.py" line="+49"/>
+        <location filename="../../desktop/ui/widgets/compare_results.py" line="+51"/>
         <source>Summary</source>
         <translation>汇总</translation>
     </message>
@@ -1455,7 +1455,7 @@
 <context>
     <name>ComparisonView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+163"/>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+167"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>
@@ -5481,7 +5481,7 @@
 <context>
     <name>PickCard</name>
     <message>
-        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+95"/>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+99"/>
         <source>%1: rank %2 of all the variants that fit</source>
         <translation>%1：在所有可运行的变体中排第 %2</translation>
     </message>
@@ -5656,12 +5656,12 @@
 <context>
     <name>QualityDialog</name>
     <message>
-        <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+105"/>
+        <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+123"/>
         <source>Quality of %1</source>
         <translation>%1 的质量</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+28"/>
         <source>What a quantization loses, against a reference</source>
         <translation>量化损失（与参考模型对比）</translation>
     </message>
@@ -5815,7 +5815,7 @@
         <translation>文本文件 (*.txt *.md);;所有文件 (*)</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+39"/>
         <source>Choose a reference first.</source>
         <translation>请先选择参考。</translation>
     </message>
@@ -5831,7 +5831,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location line="+23"/>
+        <location line="+25"/>
         <source>Starting…</source>
         <translation>正在开始…</translation>
     </message>
@@ -5846,7 +5846,7 @@
         <translation>准确率</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+51"/>
         <source>Stopping after the current step…</source>
         <translation>完成当前步骤后停止…</translation>
     </message>
@@ -5871,7 +5871,7 @@
         <translation>模型：第 %1 / %2 块 · KL 散度 %3（95% 区间 %4）· %5</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+20"/>
         <source>Done: %1 against %2.</source>
         <translation>完成：%1 对比 %2。</translation>
     </message>
@@ -5879,6 +5879,16 @@
         <location line="+8"/>
         <source>Done: %1 questions answered.</source>
         <translation>完成：已回答 %1 道题。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Kept in the history (this machine).</source>
+        <translation>已保存到历史记录（本机）。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Not kept in the history: %1</source>
+        <translation>未保存到历史记录：%1</translation>
     </message>
 </context>
 <context>
@@ -6023,7 +6033,7 @@
 <context>
     <name>RecommendView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+37"/>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+41"/>
         <source>Chat and instructions</source>
         <translation>对话与指令</translation>
     </message>
@@ -6083,12 +6093,12 @@
         <translation>质量 = 任务得分 × 量化保留的比例（FP16 困惑度 / 量化后困惑度）。任务得分把每个已公布的分数放到同一尺度上：它在目录中该基准有分数的模型里的百分位，再对任务的各基准取平均。</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+91"/>
         <source>Waiting for the estimate…</source>
         <translation>正在等待估算…</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+24"/>
         <source>Nothing fits %1 at %2 tokens of context.</source>
         <translation>在 %2 token 上下文下，%1 上没有能运行的模型。</translation>
     </message>
@@ -6705,6 +6715,64 @@
         <location line="+31"/>
         <source>Hide the server log</source>
         <translation>隐藏服务器日志</translation>
+    </message>
+</context>
+<context>
+    <name>VoteRatingsView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/vote_ratings.py" line="+37"/>
+        <source>Votes: Bradley-Terry ratings</source>
+        <translation>投票：Bradley-Terry 评分</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>A rating from the blind votes: 1000 is the average here, 400 points are 10:1 odds. A tie or all bad counts half each way.</source>
+        <translation>由盲测投票得出的评分：1000 为此处的平均水平，相差 400 分即 10:1 的胜算。平局或“都不好”按双方各半计。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Ratings from the votes</source>
+        <translation>投票得出的评分</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Rating</source>
+        <translation>评分</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>95% interval</source>
+        <translation>95% 区间</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Votes</source>
+        <translation>票数</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>From %1 votes (%2 pairwise outcomes).</source>
+        <translation>基于 %1 票（%2 个两两比较结果）。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 is ahead of %2.</source>
+        <translation>%1 领先于 %2。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 and %2 are level: the votes cannot tell them apart.</source>
+        <translation>%1 与 %2 持平：投票无法区分二者。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>About %1 more votes to tell %2 and %3 apart.</source>
+        <translation>大约还需 %1 票才能区分 %2 和 %3。</translation>
     </message>
 </context>
 </TS>

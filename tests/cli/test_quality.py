@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -207,3 +208,92 @@ def test_bad_input_is_one_sentence(
     assert words in err
     assert err.count("llm-scout:") == 1
     assert "Traceback" not in err
+
+
+def test_results_are_kept_in_the_history_and_travel_in_an_export(
+    capsys: pytest.CaptureFixture[str], text: Path, tmp_path: Path, smollm2_path: Path
+) -> None:
+    common = ("--threads", "2", "--json")
+    code, out, err = _run(
+        capsys, "quality", "smollm2", "--reference", "smollm2", "--text", str(text), "--ctx", "64",
+        *common,
+    )  # fmt: skip
+    assert code == 0, err
+    loss = json.loads(out)
+    folder = tmp_path / "items"
+    folder.mkdir()
+    rows = "".join(f"What is {i} plus 1?,{i + 1},{i},{i + 3},{i - 1},A\n" for i in range(2, 10))
+    (folder / "counting_test.csv").write_text(rows, encoding="utf-8")
+    code, out, err = _run(capsys, "quality", "smollm2", "--items", str(folder), *common)
+    assert code == 0, err
+    choice = json.loads(out)
+    # --no-history keeps nothing
+    code, out, err = _run(capsys, "quality", "smollm2", "--items", str(folder), "--no-history")
+    assert code == 0, err
+
+    code, out, err = _run(capsys, "history", "list", "--json")
+    assert code == 0, err
+    kept = [r for r in json.loads(out) if r["kind"] == "measurement"]
+    assert [m["measurement"] for m in kept] == ["quality.choice", "quality.kld"]  # newest first
+    got_choice, got_loss = kept
+    assert got_loss["metric"] == "kld"
+    assert got_loss["value"] == loss["kld"]
+    assert got_loss["interval"] == loss["kld_ci"]
+    assert got_loss["settings"]["reference"] == loss["reference"]
+    assert got_loss["settings"]["tokens"] == loss["tokens"]
+    assert got_choice["metric"] == "accuracy"
+    assert got_choice["value"] == choice["accuracy"]
+    assert got_choice["interval"] == choice["accuracy_ci"]
+    assert got_choice["settings"]["n"] == 8
+    assert got_loss["machine"] == got_choice["machine"] == "this machine"
+    assert got_loss["model"] == got_choice["model"]
+
+    code, out, err = _run(capsys, "history", "list")
+    assert code == 0, err
+    assert f"accuracy {choice['accuracy']:.1%}" in out
+    assert f"KLD {loss['kld']:.5f}" in out
+
+    bundle = tmp_path / "out.jsonl"
+    code, out, err = _run(capsys, "history", "export", "--out", str(bundle), "--json")
+    assert code == 0, err
+    assert json.loads(out)["counts"]["measurements"] == 2
+    lines = [json.loads(line) for line in bundle.read_text(encoding="utf-8").splitlines()]
+    carried = [line for line in lines if line.get("type") == "measurement"]
+    assert sorted(c["metric"] for c in carried) == ["accuracy", "kld"]
+
+
+def test_recommend_uses_the_loss_measured_here_against_a_full_precision_file(
+    capsys: pytest.CaptureFixture[str], text: Path, tmp_path: Path
+) -> None:
+    variant = "smollm2-135m-instruct:Q4_1"  # the demo file is this catalog variant
+    before = _pick(capsys, variant)
+    assert before["measured"] is None
+    assert not before["quant_cost"]["measured_here"]
+    # A reference of the same weights in F16 (the demo's Q4_1 widened: the loss is tiny).
+    f16 = tmp_path / "SmolLM2-135M-Instruct-F16.gguf"
+    code, out, err = _run(capsys, "quantize", "smollm2", "--type", "F16", "--out", str(f16))
+    assert code == 0, err
+    code, out, err = _run(
+        capsys, "quality", "smollm2", "--reference", str(f16), "--text", str(text),
+        "--ctx", "64", "--threads", "2", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    loss = json.loads(out)
+    after = _pick(capsys, variant)
+    assert after["measured"] == "measured here"
+    cost = after["quant_cost"]
+    assert cost["measured_here"]
+    assert cost["ppl_ratio"] == pytest.approx(loss["ppl"] / loss["reference_ppl"])
+    assert cost["kld"] == pytest.approx(loss["kld"])
+    assert cost["same_top_pct"] == pytest.approx(loss["same_top_token"] * 100)
+    code, out, err = _run(capsys, "recommend", "--task", "chat", "--all", "--explain", variant)
+    assert code == 0, err
+    assert "measured here" in out
+
+
+def _pick(capsys: pytest.CaptureFixture[str], variant: str) -> dict[str, Any]:
+    code, out, err = _run(capsys, "recommend", "--task", "chat", "--ctx", "2048", "--json")
+    assert code == 0, err
+    picks = [p for p in json.loads(out)["picks"] if p["variant"] == variant]
+    assert len(picks) == 1, f"{variant} is not ranked"
+    return dict(picks[0])

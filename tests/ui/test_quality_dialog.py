@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from desktop.core import demo
+from desktop.core.history import History
 from desktop.core.quality import ChoiceResult, LossResult
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pages.library import LibraryPage
@@ -85,6 +86,15 @@ def test_a_model_against_itself_shows_zero_and_draws_the_interval(
     assert "Q8_0" in dialog.summary.text()  # placed on llama.cpp's scale: below Q8_0
     assert dialog.start_button.isEnabled()
     assert not dialog.stop_button.isEnabled()
+    # Kept in the history: one measurement of the model, its figure, interval and reference.
+    assert "Kept in the history" in dialog.status.text()
+    with History.open() as history:
+        (kept,) = history.measurements(kind="quality")
+    assert (kept.kind, kept.metric, kept.value) == ("quality.kld", "kld", result.kld)
+    assert kept.model is not None
+    assert kept.model.path == _smollm2().path
+    assert kept.settings["reference"] == result.reference
+    assert kept.data["kld_ci"] == list(result.kld_ci or ())
 
 
 def test_multiple_choice_and_a_stop_that_keeps_what_is_done(qtbot: QtBot, tmp_path: Path) -> None:
@@ -109,6 +119,37 @@ def test_multiple_choice_and_a_stop_that_keeps_what_is_done(qtbot: QtBot, tmp_pa
     assert "Question" in str(progress[0])
     assert dialog.table.rowCount() == 2  # the subject and "All"
     assert "of 38 questions" in dialog.summary.text()
+    with History.open() as history:
+        (kept,) = history.measurements(kind="quality")
+    assert (kept.kind, kept.value, kept.settings["n"]) == (
+        "quality.choice",
+        result.accuracy,
+        result.n,
+    )
+
+
+def test_a_result_the_history_cannot_take_is_said_beside_it(
+    qtbot: QtBot, tmp_path: Path, scout_home: Path
+) -> None:
+    (tmp_path / "sums_test.csv").write_text(
+        "".join(f"What is {i} plus 2?,{i + 2},{i},{i + 1},{i + 3},A\n" for i in range(2, 6)),
+        encoding="utf-8",
+    )
+    from desktop.core import paths
+
+    blocker = paths.history_db_path()
+    blocker.parent.mkdir(parents=True, exist_ok=True)
+    blocker.mkdir()  # a folder where the history's file should be
+    dialog = _dialog(qtbot)
+    dialog.mode_combo.setCurrentIndex(dialog.mode_combo.findData("choice"))
+    dialog.set_items(tmp_path)
+    with qtbot.waitSignal(dialog.measured, timeout=RUN_MS) as caught:
+        dialog.start()
+    assert isinstance(caught.args[0], ChoiceResult)
+    assert caught.args[0].n == 4
+    assert dialog.kept_error
+    assert "Not kept in the history" in dialog.status.text()
+    assert dialog.table.rowCount() == 2  # the result is shown all the same
 
 
 def test_bad_input_is_one_sentence_in_the_window(qtbot: QtBot, tmp_path: Path) -> None:

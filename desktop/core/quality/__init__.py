@@ -7,7 +7,9 @@ figures (``loss``: KL divergence, ΔPPL, same top token, per chunk so intervals 
 bootstrap), running it in engine workers (``measure``), multiple choice scored from the
 log-likelihoods of the options (``items``, ``choice``), quantizing a GGUF file through llama.cpp
 (``quantize``) and the statistics all of them and Compare's votes use (``stats``: bootstrap,
-Wilson, McNemar, Bradley-Terry). Depends on engine (workers and the logits codec).
+Wilson, McNemar, Bradley-Terry); results as the history stores them and the recommendation
+reads them (``record``). Depends on engine (workers and the logits codec), gguf, history and
+recommend.
 """
 
 from __future__ import annotations
@@ -54,6 +56,16 @@ from desktop.core.quality.quantize import (
     quant_type,
     quantize_model,
 )
+from desktop.core.quality.record import (
+    CHOICE_KIND,
+    LOSS_KIND,
+    Measurement,
+    measured_by_variant,
+    measured_here,
+    measurement_of,
+    result_of,
+    store_result,
+)
 from desktop.core.quality.stats import (
     BradleyTerry,
     McNemar,
@@ -70,7 +82,9 @@ from desktop.core.quality.texts import BUILTIN_TEXTS, ChunkPlan, EvalText, load_
 __all__ = [
     "BUILTIN_SETS",
     "BUILTIN_TEXTS",
+    "CHOICE_KIND",
     "LLAMA_CPP_SCALE",
+    "LOSS_KIND",
     "NEEDS_IMATRIX",
     "PACK_SUFFIX",
     "QUANT_TYPES",
@@ -88,6 +102,7 @@ __all__ = [
     "LossResult",
     "LossSettings",
     "McNemar",
+    "Measurement",
     "PackHeader",
     "PairGap",
     "QuantizeResult",
@@ -105,6 +120,9 @@ __all__ = [
     "mcnemar",
     "mcnemar_items_needed",
     "measure_loss",
+    "measured_by_variant",
+    "measured_here",
+    "measurement_of",
     "paired",
     "place_on_scale",
     "plan_chunks",
@@ -112,9 +130,11 @@ __all__ = [
     "quant_type",
     "quantize_model",
     "read_pack",
+    "result_of",
     "score_against_pack",
     "score_items",
     "shuffled_answers",
+    "store_result",
     "wilson",
     "write_pack",
 ]

@@ -817,7 +817,7 @@ class LibraryPage(QWidget):
     def open_quality(self, path: Path) -> QualityDialog | None:
         """Open the Quality window for the library model at ``path`` (not modal)."""
         choices = [
-            ModelChoice(e.display_name, e.path, e.architecture, e.quant, e.size_bytes)
+            ModelChoice(e.display_name, e.path, e.architecture, e.quant, e.size_bytes, e.variant_id)
             for e in self._listing.entries
             if not e.missing
         ]
@@ -825,7 +825,11 @@ class LibraryPage(QWidget):
         if model is None:
             return None
         dialog = QualityDialog(
-            model, choices, threads=self.state.settings.default_threads or None, parent=self
+            model,
+            choices,
+            threads=self.state.settings.default_threads or None,
+            profile=self.state.this_machine,
+            parent=self,
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()

@@ -13,6 +13,10 @@ engine workers; a time budget and a Stop button end them after the current chunk
 and what is done by then is the result. While it runs, the running figure and its 95% interval
 are drawn chunk by chunk. The window is not modal: the rest of the app stays usable.
 
+A result with something measured is kept in the history (one measurement of the model on this
+machine, ``store_result``), off the GUI thread, unless ``keep`` is False; it then shows in
+``llm-scout history list`` and travels with an export.
+
 Signals: ``measured(object)``, the result (a ``LossResult`` or ``ChoiceResult``) when a
 measurement ends.
 """
@@ -20,7 +24,7 @@ measurement ends.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +45,8 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from desktop.core.errors import ScoutError
+from desktop.core.hardware import HardwareProfile
 from desktop.core.quality import (
     ChoiceProgress,
     ChoiceResult,
@@ -52,6 +58,7 @@ from desktop.core.quality import (
     load_text,
     measure_loss,
     score_items,
+    store_result,
 )
 from desktop.ui import format as fmt
 from desktop.ui.errors import describe
@@ -70,6 +77,14 @@ UNQUANTIZED = ("F32", "F16", "BF16")
 
 
 @dataclass(frozen=True)
+class KeptResult:
+    """A result and whether the history took it (``error``: why not; None: stored)."""
+
+    result: LossResult | ChoiceResult
+    error: str | None
+
+
+@dataclass(frozen=True)
 class ModelChoice:
     """A model of the library, as the window offers it."""
 
@@ -78,6 +93,7 @@ class ModelChoice:
     architecture: str
     quant: str | None
     size_bytes: int
+    variant_id: str | None = None
 
 
 def default_reference(model: ModelChoice, others: Sequence[ModelChoice]) -> ModelChoice | None:
@@ -98,6 +114,8 @@ class QualityDialog(QDialog):
         others: Sequence[ModelChoice],
         *,
         threads: int | None = None,
+        profile: HardwareProfile | None = None,
+        keep: bool = True,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -106,6 +124,9 @@ class QualityDialog(QDialog):
         self.setModal(False)
         self.model = model
         self._threads = threads
+        self._profile = profile  # this machine's, for the history
+        self._keep = keep
+        self.kept_error: str | None = None  # why the last result is not in the history
         self._stop = threading.Event()
         self._task: TaskHandle | None = None
         self._reference_path: Path | None = None
@@ -320,6 +341,7 @@ class QualityDialog(QDialog):
         self._stop = threading.Event()
         stop = self._stop
         model, label = self.model.path, self.model.label
+        keep = self._keeper()
         self.outcome = None
         self.table.setRowCount(0)
         self.summary.setText("")
@@ -340,15 +362,17 @@ class QualityDialog(QDialog):
 
             def work(control: TaskControl) -> object:
                 text = None if reference.suffix.lower() == ".refpack" else load_text(text_key)
-                return measure_loss(
-                    model,
-                    reference,
-                    text,
-                    settings,
-                    model_label=label,
-                    reference_label=ref_label,
-                    on_progress=control.progress,
-                    should_stop=stop.is_set,
+                return keep(
+                    measure_loss(
+                        model,
+                        reference,
+                        text,
+                        settings,
+                        model_label=label,
+                        reference_label=ref_label,
+                        on_progress=control.progress,
+                        should_stop=stop.is_set,
+                    )
                 )
         else:
             source = str(self.items_combo.currentData() or "gaokao")
@@ -363,13 +387,15 @@ class QualityDialog(QDialog):
 
             def work(control: TaskControl) -> object:
                 items = load_items(source, limit=limit)
-                return score_items(
-                    model,
-                    items,
-                    choice,
-                    label=label,
-                    on_progress=control.progress,
-                    should_stop=stop.is_set,
+                return keep(
+                    score_items(
+                        model,
+                        items,
+                        choice,
+                        label=label,
+                        on_progress=control.progress,
+                        should_stop=stop.is_set,
+                    )
                 )
 
         self._task = run_task(
@@ -379,6 +405,29 @@ class QualityDialog(QDialog):
             on_progress=self._on_task_progress,
         )
         self._update_controls()
+
+    def _keeper(self) -> Callable[[LossResult | ChoiceResult], object]:
+        """What the worker thread does with a result: store it in the history (a failure to
+        store is said beside the result, never instead of it)."""
+        wanted, choice, profile = self._keep, self.model, self._profile
+
+        def keep(result: LossResult | ChoiceResult) -> object:
+            done = result.n if isinstance(result, ChoiceResult) else result.chunks
+            if not wanted or not done:
+                return result
+            try:
+                store_result(
+                    result,
+                    model=choice.path,
+                    label=choice.label,
+                    variant_id=choice.variant_id,
+                    profile=profile,
+                )
+            except ScoutError as exc:
+                return KeptResult(result, describe(exc)[1])
+            return KeptResult(result, None)
+
+        return keep
 
     def stop(self) -> None:
         """Stop after the current chunk or question; what is done is the result."""
@@ -439,9 +488,12 @@ class QualityDialog(QDialog):
             .replace("%5", fmt.seconds(value.elapsed_s))
         )
 
-    def _on_task_done(self, result: object) -> None:
+    def _on_task_done(self, done: object) -> None:
         if not isValid(self):
             return
+        result = done.result if isinstance(done, KeptResult) else done
+        stored = isinstance(done, KeptResult) and done.error is None
+        self.kept_error = done.error if isinstance(done, KeptResult) else None
         self.progress.setRange(0, 1)
         self.progress.setValue(1)
         if isinstance(result, LossResult):
@@ -457,6 +509,16 @@ class QualityDialog(QDialog):
             self.summary.setText(choice_summary(result))
             self.status.setText(
                 self.tr("Done: %1 questions answered.").replace("%1", fmt.integer(result.n))
+            )
+        if stored:
+            self.status.setText(
+                self.status.text() + " " + self.tr("Kept in the history (this machine).")
+            )
+        elif self.kept_error:
+            self.status.setText(
+                self.status.text()
+                + " "
+                + self.tr("Not kept in the history: %1").replace("%1", self.kept_error)
             )
         self.outcome = result  # type: ignore[assignment]
         self._update_controls()
