@@ -164,7 +164,11 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     settings = LossSettings(ctx=args.ctx, n_threads=threads)
     machine = platform.processor() or platform.machine()
-    print(f"# quality_eval: {model.name}, {threads} threads, {machine}, {time.strftime('%F %R')}\n")
+    load = "/".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"# quality_eval: {model.name}, {threads} threads, {machine}, {time.strftime('%F %R')}, "
+        f"load average {load} (1/5/15 min) at the start\n"
+    )
 
     text = load_text(args.text)
     pack_path = work / f"{model.stem}-{args.text}-{args.ctx}.refpack"
@@ -300,6 +304,8 @@ def main() -> None:
             ),
             checks,
         )
+    load = "/".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\nload average {load} (1/5/15 min) at the end")
 
 
 if __name__ == "__main__":
