@@ -6033,7 +6033,7 @@
 <context>
     <name>RecommendView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+41"/>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+42"/>
         <source>Chat and instructions</source>
         <translation>对话与指令</translation>
     </message>
@@ -6093,7 +6093,7 @@
         <translation>质量 = 任务得分 × 量化保留的比例（FP16 困惑度 / 量化后困惑度）。任务得分把每个已公布的分数放到同一尺度上：它在目录中该基准有分数的模型里的百分位，再对任务的各基准取平均。</translation>
     </message>
     <message>
-        <location line="+91"/>
+        <location line="+101"/>
         <source>Waiting for the estimate…</source>
         <translation>正在等待估算…</translation>
     </message>
@@ -6720,7 +6720,7 @@
 <context>
     <name>VoteRatingsView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/vote_ratings.py" line="+37"/>
+        <location filename="../../desktop/ui/widgets/vote_ratings.py" line="+38"/>
         <source>Votes: Bradley-Terry ratings</source>
         <translation>投票：Bradley-Terry 评分</translation>
     </message>
@@ -6751,11 +6751,16 @@
     </message>
     <message>
         <location line="+0"/>
-        <source>Votes</source>
-        <translation>票数</translation>
+        <source>Pairs</source>
+        <translation>两两比较</translation>
     </message>
     <message>
-        <location line="+38"/>
+        <location line="+12"/>
+        <source>Pairwise outcomes this model took part in (a vote among k answers makes k - 1 of them)</source>
+        <translation>该模型参与的两两比较结果数（在 k 个回答中投一票会产生 k - 1 个）</translation>
+    </message>
+    <message>
+        <location line="+36"/>
         <source>From %1 votes (%2 pairwise outcomes).</source>
         <translation>基于 %1 票（%2 个两两比较结果）。</translation>
     </message>

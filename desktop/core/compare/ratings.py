@@ -23,13 +23,14 @@ from desktop.core.quality import bradley_terry
 
 @dataclass(frozen=True)
 class VoteRating:
-    """One contestant's rating with its 95% interval, and the votes it took part in."""
+    """One contestant's rating with its 95% interval, and the pairwise outcomes it took part
+    in (a vote among k answers makes k - 1 for the winner)."""
 
     contestant: int
     rating: float
     low: float
     high: float
-    votes: int
+    pairs: int
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class VoteRatings:
                     "contestant": r.contestant,
                     "rating": r.rating,
                     "ci": [r.low, r.high],
-                    "votes": r.votes,
+                    "pairs": r.pairs,
                 }
                 for r in self.ratings
             ],

@@ -291,7 +291,7 @@ def _ratings_lines(result: ComparisonResult) -> list[str]:
     lines = [
         "## Votes: Bradley-Terry ratings",
         "",
-        _table_row(("model", "rating", "95% interval", "votes")),
+        _table_row(("model", "rating", "95% interval", "pairs")),
         _table_row(("---", "---:", "---", "---:")),
     ]
     lines += [
@@ -300,7 +300,7 @@ def _ratings_lines(result: ComparisonResult) -> list[str]:
                 _cell(name(r.contestant)),
                 f"{r.rating:.0f}",
                 f"{r.low:.0f} – {r.high:.0f}",
-                str(r.votes),
+                str(r.pairs),
             )
         )
         for r in ratings.ratings

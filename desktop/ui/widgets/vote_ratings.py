@@ -1,16 +1,17 @@
 """Under Compare's summary: the blind votes as Bradley-Terry ratings.
 
-One row per rated contestant (rating on the Elo scale, its 95% interval, the votes it took part
-in), then one line per two neighbours: ahead, level, or "about N more votes to tell these
-apart". The figures are the core's (:class:`~desktop.core.compare.VoteRatings`, the same the
-Markdown and JSON reports carry); names are the summary's (blind letters until Reveal). Hidden
-before the first vote.
+One row per rated contestant (rating on the Elo scale, its 95% interval, the pairwise
+outcomes it took part in), then one line per two neighbours: ahead, level, or "about N more
+votes to tell these apart". The figures are the core's
+(:class:`~desktop.core.compare.VoteRatings`, the same the Markdown and JSON reports carry);
+names are the summary's (blind letters until Reveal). Hidden before the first vote.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -49,7 +50,7 @@ class VoteRatingsView(QWidget):
         self.table.setObjectName("voteRatingsTable")
         self.table.setAccessibleName(self.tr("Ratings from the votes"))
         self.table.setHorizontalHeaderLabels(
-            [self.tr("Model"), self.tr("Rating"), self.tr("95% interval"), self.tr("Votes")]
+            [self.tr("Model"), self.tr("Rating"), self.tr("95% interval"), self.tr("Pairs")]
         )
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -57,6 +58,16 @@ class VoteRatingsView(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        pairs = self.table.horizontalHeaderItem(3)
+        if pairs is not None:
+            pairs.setToolTip(
+                self.tr(
+                    "Pairwise outcomes this model took part in (a vote among k answers makes "
+                    "k - 1 of them)"
+                )
+            )
+        # Sized to its rows (show_ratings): no scroll bar of its own.
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout.addWidget(self.table)
         self.gaps = QLabel()
         self.gaps.setObjectName("voteGaps")
@@ -77,13 +88,13 @@ class VoteRatingsView(QWidget):
                 names.get(r.contestant, str(r.contestant)),
                 fmt.number(r.rating, 0),
                 f"{fmt.number(r.low, 0)} – {fmt.number(r.high, 0)}",
-                fmt.integer(r.votes),
+                fmt.integer(r.pairs),
             )
             for column, text in enumerate(cells):
                 self.table.setItem(i, column, QTableWidgetItem(text))
-        rows = self.table.rowCount()
-        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
-        height += sum(self.table.rowHeight(i) for i in range(rows))
+        self.table.resizeRowsToContents()
+        height = self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth()
+        height += self.table.verticalHeader().length()
         self.table.setFixedHeight(height)
         lines = [self.gap_text(g, names) for g in ratings.gaps]
         lines.append(

@@ -56,7 +56,7 @@ def test_a_clear_winner_is_ahead_with_intervals_around_its_rating() -> None:
     assert (best.contestant, worst.contestant) == (0, 1)
     assert best.low < best.rating < best.high
     assert best.rating > 1000 > worst.rating
-    assert best.votes == worst.votes == 30
+    assert best.pairs == worst.pairs == 30
     (gap,) = ratings.gaps
     assert gap.separated
     assert gap.more_votes is None
