@@ -250,7 +250,7 @@ def main() -> None:
     print_markdown_table(
         ("check", "result"),
         [
-            ("|KLD| of the model against itself < 1e-6", abs(self_result.kld) < 1e-6),
+            ("KLD of the model against itself within ±1e-6", abs(self_result.kld) < 1e-6),
             (
                 "KLD rises Q8_0 < Q4_K_M < Q3_K_S < Q2_K",
                 klds == sorted(klds) and len(set(klds)) == 4,
