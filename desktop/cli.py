@@ -25,6 +25,8 @@ from desktop.commands import (
     history,
     hw,
     library,
+    quality,
+    quantize,
     recommend,
     rpc_server,
     run,
@@ -51,6 +53,8 @@ COMMANDS = (
     rpc_server,
     vllm,
     gui,
+    quality,
+    quantize,
 )
 
 

@@ -40,9 +40,19 @@ PAGES = (
     "compare",
     "history",
     "settings",
+    "quality",  # the Library's Quality window, not a page
 )
 # Chinese pages that need no run of their own (the Playground and Compare runs are English).
-ZH_PAGES = ("hardware", "models", "downloads", "library", "history", "settings", "machines")
+ZH_PAGES = (
+    "hardware",
+    "models",
+    "downloads",
+    "library",
+    "history",
+    "settings",
+    "machines",
+    "quality",
+)
 # The Models page's Recommended view for a what-if Jetson Orin Nano, coding, 8k (issue 24).
 RECOMMENDED = ("recommended-en", "recommended-zh")
 SHOTS = (
@@ -53,7 +63,9 @@ SHOTS = (
 # The answers both "machines" give for the Across machines shot: the same model and settings.
 MACHINE_RUN = ("run", "smollm2", "--prompt", "Write a short poem about the sea.", "--ctx", "2048",
                "--max-tokens", "64", "--seed", "7", "--json")  # fmt: skip
-DEFAULT = (*(f"{p}-en" for p in PAGES), "models-zh", *RECOMMENDED, "machines-en", "machines-zh")
+DEFAULT = (*(f"{p}-en" for p in PAGES), "models-zh", *RECOMMENDED, "machines-en", "machines-zh",
+           "quality-zh")  # fmt: skip
+QUALITY_QUANT = "Q4_K_M"  # made from the SmolLM2 demo, measured against it
 
 
 def prepare_environment(home: Path) -> None:
@@ -102,6 +114,7 @@ class Shooter:
         self.app = make_application()
         self.controller = Controller(self.app, Workspace.load())
         self.failed: list[str] = []
+        self.dialog = None  # a window shot instead of the main one (the Quality window)
         self.bundle: Path | None = None
 
     # -- helpers ------------------------------------------------------------------------------
@@ -132,7 +145,10 @@ class Shooter:
 
     def save(self, name: str) -> None:
         self.settle()
-        pixmap = self.window.grab()
+        target, self.dialog = self.dialog or self.window, None
+        pixmap = target.grab()
+        if target is not self.window:
+            target.close()
         path = self.out / f"{name}.png"
         if not pixmap.save(str(path)):
             raise OSError(f"cannot write {path}")
@@ -171,6 +187,7 @@ class Shooter:
             "compare": self.compare,
             "history": self.history,
             "settings": lambda: self.page("settings"),
+            "quality": self.quality,
             "machines": self.machines,
         }
         load = os.getloadavg()[0]
@@ -288,6 +305,32 @@ class Shooter:
         page.comparison_finished.connect(finished.append)
         page.setup.run_button.click()
         self.wait(lambda: bool(finished), 300, "the comparison")
+
+    def quality(self) -> None:
+        """A Q4_K_M made from the SmolLM2 demo, against the demo file, two minutes at most."""
+        from desktop.core import demo
+        from desktop.core.quality import quantize_model
+
+        page = self.page("library")
+        self.wait(lambda: not page.is_busy, 60, "the library scan")
+        quant = self.controller.state.workspace.models_dir / "quantized" / "smollm2-q4km.gguf"
+        if not quant.exists():
+            quantize_model(demo.smollm2_path(), QUALITY_QUANT, quant)
+            page.rescan()
+            self.wait(lambda: page.select_path(quant), 120, "the quant in the library")
+        dialog = page.open_quality(quant)
+        if dialog is None:
+            raise RuntimeError("the Quality window did not open")
+        dialog.resize(900, 760)
+        reference = dialog.reference_combo.findData(str(demo.smollm2_path()))
+        dialog.reference_combo.setCurrentIndex(reference)
+        dialog.chunk_spin.setValue(256)
+        dialog.budget_spin.setValue(2)
+        finished: list[object] = []
+        dialog.measured.connect(finished.append)
+        dialog.start()
+        self.wait(lambda: bool(finished), 600, "the quality measurement")
+        self.dialog = dialog
 
     def history(self) -> None:
         page = self.page("history")

@@ -18,7 +18,7 @@ CORE = "desktop.core"
 FORBIDDEN_FROM_CORE = ("desktop.commands", "desktop.cli", "desktop.ui", "desktop.entry")
 DOMAINS = (
     "hardware", "gguf", "catalog", "fit", "engine", "download", "library", "storage",
-    "playground", "compare", "history", "recommend", "bundle",
+    "playground", "compare", "history", "recommend", "bundle", "quality",
 )  # fmt: skip
 # errors, paths, settings, hub, workspace, logs, hashing, demo, threads, kv_cache (the cache
 # types the fit, the engine worker and the settings share): cross-cutting only.

@@ -37,6 +37,7 @@ from desktop.core.history import (
     AcrossMachines,
     History,
     MachineRecord,
+    MeasurementRecord,
     RunRecord,
     across_machines,
     find_model,
@@ -92,8 +93,8 @@ def register(subparsers: Any) -> None:
 
     listing = sub.add_parser(
         "list",
-        help="list stored answers and comparisons, with the machine each ran on",
-        description="List stored answers and comparisons, newest first.",
+        help="list stored answers, comparisons and quality measurements, with their machine",
+        description="List stored answers, comparisons and quality measurements, newest first.",
     )
     listing.add_argument("--machine", metavar="M", help="only those of one machine")
     listing.add_argument("--model", metavar="M", help="only those of a model (part of its name)")
@@ -239,6 +240,31 @@ def run_record(run: RunRecord) -> dict[str, Any]:
     }
 
 
+def measurement_record(m: MeasurementRecord) -> dict[str, Any]:
+    """One quality measurement in ``history list --json``: its figure, interval and what it
+    was measured against (a reference, or a set of questions)."""
+    interval = m.data.get("kld_ci") if m.metric == "kld" else m.data.get("accuracy_ci")
+    low_high = (float(interval[0]), float(interval[1])) if interval else None
+    if m.metric == "accuracy" and m.value is not None:
+        result = f"accuracy {m.value:.1%}"
+        if low_high:
+            result += f" ({low_high[0]:.1%} – {low_high[1]:.1%})"
+        what = f"{m.settings.get('items', '')}: {m.settings.get('n', '?')} questions"
+    else:
+        result = "-" if m.value is None else f"KLD {m.value:.5f}"
+        if low_high:
+            result += f" ({low_high[0]:.5f} – {low_high[1]:.5f})"
+        what = f"against {m.settings.get('reference', '?')}, {m.settings.get('tokens', '?')} tokens"
+    return {
+        **m.to_dict(),
+        "kind": "measurement",
+        "measurement": m.kind,
+        "interval": list(low_high) if low_high else None,
+        "result": result,
+        "what": what,
+    }
+
+
 def run_list(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise UsageError(f"--limit must be at least 1, not {args.limit}.")
@@ -252,9 +278,20 @@ def run_list(args: argparse.Namespace) -> int:
             for r in history.runs(source=source, limit=args.limit, **filters)
         ]
         comparisons = history.comparisons(limit=args.limit, **filters)
+        # Quality measurements (issue 25); a search is over prompts and titles, they have none.
+        measurements = (
+            []
+            if args.search
+            else history.measurements(kind="quality", machine=args.machine, limit=args.limit)
+        )
     records = [run_record(r) for r in runs] + [
         {"kind": "comparison", **c.to_dict(), "machine": c.machine or THIS_MACHINE}
         for c in comparisons
+    ]
+    records += [
+        measurement_record(m)
+        for m in measurements
+        if not args.model or args.model.lower() in (m.model.label if m.model else "").lower()
     ]
     records.sort(key=lambda r: (r["created_at"], r["id"]), reverse=True)
     if args.json:
@@ -270,6 +307,8 @@ def run_list(args: argparse.Namespace) -> int:
             rate = r["generation_tokens_per_s"]
             result = "failed" if r["error"] else (f"{rate:.1f} t/s" if rate else "-")
             what, models = " ".join(r["prompt"].split())[:48], r["model"] or "-"
+        elif r["kind"] == "measurement":
+            result, what, models = r["result"], r["what"], r["model"] or "-"
         else:
             result = f"{r['state']} {r['n_answers']}/{r['n_expected']}"
             what, models = r["title"], ", ".join(r["models"])

@@ -16,11 +16,12 @@ from typing import Any
 from desktop.commands.common import add_json_argument, add_profile_argument, workspace
 from desktop.commands.output import emit_json, human_bytes, print_table
 from desktop.core.catalog import CatalogModel
-from desktop.core.errors import UsageError
+from desktop.core.errors import ScoutError, UsageError
 from desktop.core.fit import CatalogEstimator, FitRow
 from desktop.core.recommend import (
     DEFAULT_MIN_SPEED,
     TASK_IDS,
+    MeasuredQuality,
     Pick,
     QuantCost,
     Recommendation,
@@ -99,7 +100,9 @@ def run_recommend(args: argparse.Namespace) -> int:
     )
     rows = estimator.estimate(n_ctx)
     recommender = Recommender(catalog.models)
-    rec = recommender.recommend(rows, args.task, n_ctx, min_speed=args.min_speed or None)
+    rec = recommender.recommend(
+        rows, args.task, n_ctx, min_speed=args.min_speed or None, measured=_measured()
+    )
     if explain is not None:
         _model, variant = explain
         row = next(r for r in rows if r.variant.id == variant.id)
@@ -114,6 +117,18 @@ def run_recommend(args: argparse.Namespace) -> int:
         return 0
     _print_ranking(rec, profile_name, show_all=args.all, top=args.top)
     return 0
+
+
+def _measured() -> dict[str, MeasuredQuality]:
+    """Quality measured on this machine (``llm-scout quality``), labelled "measured here"; a
+    history that cannot be read costs a warning, not the ranking."""
+    from desktop.core.quality import measured_here
+
+    try:
+        return measured_here()
+    except ScoutError as exc:
+        sys.stderr.write(f"llm-scout: measured quality not read from the history: {exc}\n")
+        return {}
 
 
 # --- JSON ------------------------------------------------------------------------------------

@@ -134,6 +134,16 @@ ERROR_KINDS: Mapping[str, str] = MappingProxyType(
         "engine.malformed": "The server sent a malformed stream",
         "engine.disconnected": "The server closed the connection mid-answer",
         "engine.remote_usage": "Remote model settings cannot be used",
+        "engine.quantize_failed": "llama.cpp could not quantize the file",
+        # quality measurements (desktop/core/quality)
+        "quality": "The quality measurement is not possible",
+        "quality.text": "The evaluation text cannot be used",
+        "quality.vocab_mismatch": "The reference has another vocabulary",
+        "quality.pack": "The reference pack cannot be read",
+        "quality.pack_tokenizer": "The reference pack is for another tokenizer",
+        "quality.items": "The question files cannot be read",
+        "quality.quantize_type": "Not a quantization type llama.cpp makes here",
+        "quality.output": "The quantized file cannot be written",
     }
 )
 
@@ -243,6 +253,12 @@ class HubError(ScoutError):
     """A Hub address, repository or file name that cannot be used (no network involved)."""
 
     kind = "hub"
+
+
+class QualityError(ScoutError):
+    """A quality measurement or a quantization that cannot be done (bad text, pack, items)."""
+
+    kind = "quality"
 
 
 class Cancelled(ScoutError):

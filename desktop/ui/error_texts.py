@@ -216,4 +216,31 @@ def kind_titles() -> dict[str, str]:
         "engine.remote_usage": QCoreApplication.translate(
             "ErrorKinds", "Remote model settings cannot be used"
         ),
+        "engine.quantize_failed": QCoreApplication.translate(
+            "ErrorKinds", "llama.cpp could not quantize the file"
+        ),
+        "quality": QCoreApplication.translate(
+            "ErrorKinds", "The quality measurement is not possible"
+        ),
+        "quality.text": QCoreApplication.translate(
+            "ErrorKinds", "The evaluation text cannot be used"
+        ),
+        "quality.vocab_mismatch": QCoreApplication.translate(
+            "ErrorKinds", "The reference has another vocabulary"
+        ),
+        "quality.pack": QCoreApplication.translate(
+            "ErrorKinds", "The reference pack cannot be read"
+        ),
+        "quality.pack_tokenizer": QCoreApplication.translate(
+            "ErrorKinds", "The reference pack is for another tokenizer"
+        ),
+        "quality.items": QCoreApplication.translate(
+            "ErrorKinds", "The question files cannot be read"
+        ),
+        "quality.quantize_type": QCoreApplication.translate(
+            "ErrorKinds", "Not a quantization type llama.cpp makes here"
+        ),
+        "quality.output": QCoreApplication.translate(
+            "ErrorKinds", "The quantized file cannot be written"
+        ),
     }

@@ -1261,7 +1261,7 @@
 <context>
     <name>CompareResults</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_results.py" line="+49"/>
+        <location filename="../../desktop/ui/widgets/compare_results.py" line="+51"/>
         <source>Summary</source>
         <translation>汇总</translation>
     </message>
@@ -1510,7 +1510,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>ComparisonView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+164"/>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+168"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>
@@ -2579,6 +2579,51 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+3"/>
         <source>Remote model settings cannot be used</source>
         <translation>远程模型设置无法使用</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>llama.cpp could not quantize the file</source>
+        <translation>llama.cpp 无法量化该文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The quality measurement is not possible</source>
+        <translation>无法进行质量测量</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The evaluation text cannot be used</source>
+        <translation>评测文本无法使用</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The reference has another vocabulary</source>
+        <translation>参考模型的词表不同</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The reference pack cannot be read</source>
+        <translation>无法读取参考包</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The reference pack is for another tokenizer</source>
+        <translation>该参考包属于另一种分词器</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The question files cannot be read</source>
+        <translation>无法读取题目文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Not a quantization type llama.cpp makes here</source>
+        <translation>llama.cpp 在此无法生成该量化类型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The quantized file cannot be written</source>
+        <translation>无法写入量化后的文件</translation>
     </message>
 </context>
 <context>
@@ -3841,7 +3886,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>LibraryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/library.py" line="+119"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+120"/>
         <source>Library</source>
         <translation>本地模型</translation>
     </message>
@@ -3907,6 +3952,16 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
+        <source>Quality…</source>
+        <translation>质量…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Measure this model&apos;s quality here: what its quantization loses against a reference, or its multiple-choice accuracy, with 95% intervals.</source>
+        <translation>在本机测量该模型的质量：量化相对参考模型损失了多少，或选择题准确率，均附 95% 置信区间。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Remove…</source>
         <translation>移除…</translation>
     </message>
@@ -3916,7 +3971,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>删除本程序下载的模型，或忘记其他文件（文件仍留在磁盘上）。</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+28"/>
         <source>Library work in progress</source>
         <translation>本地模型库任务进行中</translation>
     </message>
@@ -3957,12 +4012,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+8"/>
-        <location line="+267"/>
+        <location line="+270"/>
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location line="-264"/>
+        <location line="-267"/>
         <source>No models yet. Download one from the Models page, import a .gguf file (or drop it here), or add a folder where you keep models.</source>
         <translation>还没有模型。可以在“模型”页下载一个，导入一个 .gguf 文件（或拖放到这里），或者添加一个存放模型的文件夹。</translation>
     </message>
@@ -3972,7 +4027,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>正在扫描新文件夹…</translation>
     </message>
     <message>
-        <location line="+40"/>
+        <location line="+43"/>
         <source>(%1 parts)</source>
         <translation>（%1 个分卷）</translation>
     </message>
@@ -5632,7 +5687,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>PickCard</name>
     <message>
-        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+95"/>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+99"/>
         <source>%1: rank %2 of all the variants that fit</source>
         <translation>%1：在所有可运行的变体中排第 %2</translation>
     </message>
@@ -5830,9 +5885,386 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
 </context>
 <context>
+    <name>QualityDialog</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+123"/>
+        <source>Quality of %1</source>
+        <translation>%1 的质量</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>What a quantization loses, against a reference</source>
+        <translation>量化损失（与参考模型对比）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Multiple-choice accuracy</source>
+        <translation>选择题准确率</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Measure</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+18"/>
+        <location line="+122"/>
+        <source>Reference</source>
+        <translation>参考</translation>
+    </message>
+    <message>
+        <location line="-133"/>
+        <source>This model itself (checks the method: 0)</source>
+        <translation>模型自身（检验方法：结果应为 0）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>A reference pack or GGUF file…</source>
+        <translation>参考包或 GGUF 文件…</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The model to compare with: the same model less quantized (F16, BF16, Q8_0), with the same tokenizer. A reference pack holds what such a model said, without the model.</source>
+        <translation>用于对比的模型：同一模型量化程度更低的版本（F16、BF16、Q8_0），分词器相同。参考包保存了这样一个模型的输出，无需模型本身。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>English text (shipped)</source>
+        <translation>英文文本（内置）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chinese text (shipped)</source>
+        <translation>中文文本（内置）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A text file…</source>
+        <translation>文本文件…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+125"/>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <location line="-119"/>
+        <source>tokens</source>
+        <translation>个 token</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Each chunk&apos;s first half is context, its second half is scored (as llama.cpp&apos;s perplexity tool does).</source>
+        <translation>每个分块的前一半作为上下文，后一半参与评分（与 llama.cpp 的困惑度工具相同）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Chunk length</source>
+        <translation>分块长度</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>GAOKAO-Bench, 1,241 questions (shipped)</source>
+        <translation>GAOKAO-Bench，1,241 道题（内置）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>A folder in the C-Eval, CMMLU or MMLU layout…</source>
+        <translation>C-Eval、CMMLU 或 MMLU 格式的文件夹…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+108"/>
+        <source>Questions</source>
+        <translation>题目</translation>
+    </message>
+    <message>
+        <location line="-105"/>
+        <source>Likelihood of the answer letter</source>
+        <translation>答案字母的似然</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Likelihood of each option&apos;s text</source>
+        <translation>各选项文本的似然</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Scoring</source>
+        <translation>评分方式</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>At most</source>
+        <translation>最多</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>min</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>What is measured by then is the result, with its interval; more time narrows the interval.</source>
+        <translation>到时为止测得的部分即为结果，并附置信区间；时间越长，区间越窄。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Time budget</source>
+        <translation>时间预算</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+59"/>
+        <source>Models and reference packs (*.gguf *.refpack);;All files (*)</source>
+        <translation>模型和参考包 (*.gguf *.refpack);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Text files (*.txt *.md);;All files (*)</source>
+        <translation>文本文件 (*.txt *.md);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>Choose a reference first.</source>
+        <translation>请先选择参考。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>chunks</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>KL divergence</source>
+        <translation>KL 散度</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+25"/>
+        <source>Starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <location line="-1"/>
+        <source>questions</source>
+        <translation>题目</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <location line="+51"/>
+        <source>Stopping after the current step…</source>
+        <translation>完成当前步骤后停止…</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>Question %1 of %2 · accuracy %3 % (95% interval %4) · %5</source>
+        <translation>第 %1 / %2 题 · 准确率 %3 %（95% 区间 %4）· %5</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Checking that the two models share a vocabulary…</source>
+        <translation>正在检查两个模型的词表是否相同…</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Reference pass: chunk %1 of %2 · %3</source>
+        <translation>参考模型：第 %1 / %2 块 · %3</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Model: chunk %1 of %2 · KL divergence %3 (95% interval %4) · %5</source>
+        <translation>模型：第 %1 / %2 块 · KL 散度 %3（95% 区间 %4）· %5</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Done: %1 against %2.</source>
+        <translation>完成：%1 对比 %2。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Done: %1 questions answered.</source>
+        <translation>完成：已回答 %1 道题。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Kept in the history (this machine).</source>
+        <translation>已保存到历史记录（本机）。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Not kept in the history: %1</source>
+        <translation>未保存到历史记录：%1</translation>
+    </message>
+</context>
+<context>
+    <name>QualityResults</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/quality_results.py" line="+130"/>
+        <source>needs two chunks</source>
+        <translation>至少需要两个分块</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>KL divergence</source>
+        <translation>KL 散度</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Same top token</source>
+        <translation>首选 token 相同率</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Perplexity</source>
+        <translation>困惑度</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Reference perplexity</source>
+        <translation>参考模型困惑度</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>ΔPPL</source>
+        <translation>ΔPPL</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>KLD 99th percentile</source>
+        <translation>KLD 第 99 百分位</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Tokens scored</source>
+        <translation>评分 token 数</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Measure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+28"/>
+        <source>95% interval</source>
+        <translation>95% 区间</translation>
+    </message>
+    <message>
+        <location line="-11"/>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Subject</source>
+        <translation>科目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Questions</source>
+        <translation>题数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>below %1 (%2)</source>
+        <translation>低于 %1（%2）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>above %1 (%2)</source>
+        <translation>高于 %1（%2）</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>between %1 (%2) and %3 (%4)</source>
+        <translation>介于 %1（%2）与 %3（%4）之间</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>On llama.cpp&apos;s published scale (Llama 3 8B against F16) this KL divergence lies %1. How much a quant loses depends on the model: read it as an order of magnitude.</source>
+        <translation>按 llama.cpp 公布的标尺（Llama 3 8B 对比 F16），此 KL 散度%1。量化损失多少取决于模型，请仅作量级参考。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>chunks</source>
+        <translation>个分块</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Accuracy %1 % (95% interval %2); random answers would score %3 %.</source>
+        <translation>准确率 %1 %（95% 区间 %2）；随机作答的准确率为 %3 %。</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>%1 questions were longer than the context and skipped.</source>
+        <translation>%1 道题超出上下文长度，已跳过。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>questions</source>
+        <translation>道题</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the time budget ran out</source>
+        <translation>时间预算已用完</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>it was stopped</source>
+        <translation>已被停止</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Measured on %1 of %2 %3 (%4).</source>
+        <translation>仅基于 %1 / %2 %3测得（%4）。</translation>
+    </message>
+</context>
+<context>
     <name>RecommendView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+37"/>
+        <location filename="../../desktop/ui/widgets/recommend_view.py" line="+42"/>
         <source>Chat and instructions</source>
         <translation>对话与指令</translation>
     </message>
@@ -5892,12 +6324,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>质量 = 任务得分 × 量化保留的比例（FP16 困惑度 / 量化后困惑度）。任务得分把每个已公布的分数放到同一尺度上：它在目录中该基准有分数的模型里的百分位，再对任务的各基准取平均。</translation>
     </message>
     <message>
-        <location line="+71"/>
+        <location line="+101"/>
         <source>Waiting for the estimate…</source>
         <translation>正在等待估算…</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+24"/>
         <source>Nothing fits %1 at %2 tokens of context.</source>
         <translation>在 %2 token 上下文下，%1 上没有能运行的模型。</translation>
     </message>
@@ -6595,6 +7027,69 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+31"/>
         <source>Hide the server log</source>
         <translation>隐藏服务器日志</translation>
+    </message>
+</context>
+<context>
+    <name>VoteRatingsView</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/vote_ratings.py" line="+38"/>
+        <source>Votes: Bradley-Terry ratings</source>
+        <translation>投票：Bradley-Terry 评分</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>A rating from the blind votes: 1000 is the average here, 400 points are 10:1 odds. A tie or all bad counts half each way.</source>
+        <translation>由盲测投票得出的评分：1000 为此处的平均水平，相差 400 分即 10:1 的胜算。平局或“都不好”按双方各半计。</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Ratings from the votes</source>
+        <translation>投票得出的评分</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Rating</source>
+        <translation>评分</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>95% interval</source>
+        <translation>95% 区间</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Pairs</source>
+        <translation>两两比较</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Pairwise outcomes this model took part in (a vote among k answers makes k - 1 of them)</source>
+        <translation>该模型参与的两两比较结果数（在 k 个回答中投一票会产生 k - 1 个）</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>From %1 votes (%2 pairwise outcomes).</source>
+        <translation>基于 %1 票（%2 个两两比较结果）。</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 is ahead of %2.</source>
+        <translation>%1 领先于 %2。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>%1 and %2 are level: the votes cannot tell them apart.</source>
+        <translation>%1 与 %2 持平：投票无法区分二者。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>About %1 more votes to tell %2 and %3 apart.</source>
+        <translation>大约还需 %1 票才能区分 %2 和 %3。</translation>
     </message>
 </context>
 </TS>

@@ -29,7 +29,7 @@ from desktop import cli
 from desktop.commands import compare as compare_command
 from desktop.commands.common import workspace
 from desktop.core import demo
-from desktop.core.compare import ComparisonResult, builtin_names
+from desktop.core.compare import ComparisonResult, builtin_names, open_comparison
 from desktop.core.hardware import load_profile
 from desktop.core.history import History
 from desktop.ui.main_window import MainWindow
@@ -431,6 +431,19 @@ def test_blind_mode_hides_the_names_until_the_votes_then_reveals_them_with_win_r
     qtbot.waitUntil(lambda: stored_votes() == 1, timeout=10_000)
     assert "1 of 1 prompts voted" in page.board.vote_label.text()
     assert sorted(texts(model, SummaryModel.COL_MODEL)) == ["A", "B"]  # still hidden
+    # The vote as Bradley-Terry ratings under the summary, letters only, with how many more
+    # votes would tell the two apart (the core's figure for the stored votes).
+    ratings_view = page.results.ratings
+    assert ratings_view.isVisible()
+    assert ratings_view.table.rowCount() == 2
+    rated = [ratings_view.table.item(i, 0).text() for i in range(2)]  # type: ignore[union-attr]
+    assert rated == ["B", "A"]
+    with History.open() as history:
+        expected = open_comparison(history, result.id).vote_ratings()
+    assert expected is not None
+    more = expected.gaps[0].more_votes
+    assert more is not None
+    assert f"About {more} more votes to tell B and A apart." in ratings_view.gaps.text()
 
     # Reveal: names, letters and win rates.
     qtbot.mouseClick(page.setup.reveal_button, Qt.MouseButton.LeftButton)
@@ -448,6 +461,7 @@ def test_blind_mode_hides_the_names_until_the_votes_then_reveals_them_with_win_r
         zip(cells(model, SummaryModel.COL_MODEL), cells(model, SummaryModel.COL_VOTES), strict=True)
     )
     assert rates == {real[winner]: 1.0, real[loser]: 0.0}
+    assert ratings_view.table.item(0, 0).text() == f"B · {real[winner]}"  # type: ignore[union-attr]
     assert all(b.isEnabled() for b in page.results.export_buttons.values())
     # Revealed: the figures, the sparklines, the summary's columns and the chart are back.
     for column in page.board.columns:

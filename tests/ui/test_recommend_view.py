@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop.core.catalog import Catalog
 from desktop.core.fit import FIT_OK
+from desktop.core.quality import LossResult, store_result
 from desktop.core.recommend import Recommender
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pages.models import ModelsPage
@@ -283,3 +284,52 @@ def test_a_card_has_no_untranslated_label_left_empty(view: RecommendView) -> Non
     for card in view.findChildren(PickCard):
         for label in card.findChildren(QLabel):
             assert label.text().strip()
+
+
+# --- quality measured here (issue 25) ---------------------------------------------------------
+
+
+def _loss_against_f16(model: Path) -> LossResult:
+    """A loss as `llm-scout quality` stores it, against an F16 file (figures chosen here: the
+    view's reading of the history is what is tested)."""
+    return LossResult(
+        model=model.name, model_path=str(model), reference="Qwen2.5-0.5B-Instruct-F16.gguf",
+        reference_path="/models/Qwen2.5-0.5B-Instruct-F16.gguf", reference_kind="gguf",
+        text="en", text_sha256="0" * 64, ctx=512, top_k=32, chunks=4, chunks_planned=4,
+        tokens=1024, tokens_evaluated=2048, kld=0.05, kld_ci=(0.04, 0.06), kld_median=0.03,
+        kld_p99=0.4, kld_max=0.9, same_top_token=0.9, same_top_token_ci=(0.88, 0.92), ppl=11.0,
+        ppl_ci=None, reference_ppl=10.0, reference_ppl_ci=None, delta_ppl=1.0,
+        delta_ppl_ci=None, seconds=10.0, tokens_per_s=200.0, complete=True, stopped=None,
+        chunk_stats=(),
+    )  # fmt: skip
+
+
+def test_quality_measured_here_replaces_the_published_cost_and_says_so(
+    qtbot: QtBot, catalog: Catalog, tmp_path: Path
+) -> None:
+    variant = "qwen2.5-0.5b-instruct:Q4_K_M"
+    widget = RecommendView(catalog)
+    qtbot.addWidget(widget)
+    rows = rows_for(catalog, "a100-80gb", 4096)
+    widget.set_estimate(rows, 4096, "A100 80GB")
+    choose_task(qtbot, widget, "zh")
+    assert widget.recommendation is not None
+    before = widget.recommendation.pick(variant)
+    assert before is not None
+    assert not before.measured_label
+    model = tmp_path / "qwen2.5-0.5b-instruct-q4_k_m.gguf"
+    model.write_bytes(b"GGUF" + bytes(60))
+    store_result(_loss_against_f16(model), model=model, variant_id=variant)
+    # The next estimate reads what was measured (off the GUI thread) and ranks again.
+    widget.set_estimate(rows, 4096, "A100 80GB")
+    qtbot.waitUntil(lambda: variant in widget.measured, timeout=30_000)
+    after = widget.recommendation.pick(variant)
+    assert after is not None
+    assert after.measured_label == "measured here"
+    assert after.cost is not None
+    assert after.cost.ppl_ratio == pytest.approx(1.1)
+    assert after.quality == pytest.approx(after.task_score.score / 1.1)  # type: ignore[union-attr]
+    card = PickCard(after, 1)  # as the view shows a pick (this one may not be its model's best)
+    qtbot.addWidget(card)
+    assert "measured here" in card.facts.text()
+    assert "perplexity ×1.100, measured here" in card.why.text()

@@ -59,6 +59,13 @@ from desktop.core.compare.live import (
 from desktop.core.compare.longdoc import build_document, estimate_tokens
 from desktop.core.compare.persist import info_of, open_comparison, record_vote
 from desktop.core.compare.plan import ComparisonPlan, rerun_plan, resume_plan
+from desktop.core.compare.ratings import (
+    VoteGap,
+    VoteRating,
+    VoteRatings,
+    describe_gap,
+    vote_ratings,
+)
 from desktop.core.compare.report import (
     ReportFormat,
     check_report_path,
@@ -98,7 +105,7 @@ from desktop.core.compare.suites import (
     load_suite_file,
     single_prompt,
 )
-from desktop.core.compare.votes import BlindLabels, Vote, WinRate, win_rates
+from desktop.core.compare.votes import BlindLabels, Vote, WinRate, pairwise_outcomes, win_rates
 
 __all__ = [
     "CHECK_KINDS",
@@ -147,6 +154,9 @@ __all__ = [
     "SuiteProblem",
     "SummaryRow",
     "Vote",
+    "VoteGap",
+    "VoteRating",
+    "VoteRatings",
     "WinRate",
     "build_contestants",
     "build_document",
@@ -156,12 +166,14 @@ __all__ = [
     "context_for",
     "default_load",
     "default_sampling",
+    "describe_gap",
     "estimate_tokens",
     "find_suite",
     "info_of",
     "list_suites",
     "load_suite_file",
     "open_comparison",
+    "pairwise_outcomes",
     "record_vote",
     "remote_contestant",
     "render",
@@ -179,6 +191,7 @@ __all__ = [
     "to_json",
     "to_markdown",
     "unique_names",
+    "vote_ratings",
     "win_rates",
     "write_report",
 ]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from desktop.core.compare.errors import CompareError
+from desktop.core.compare.ratings import describe_gap
 from desktop.core.compare.results import AnswerResult, ComparisonResult, SummaryRow
 
 ReportFormat = Literal["md", "csv", "json"]
@@ -186,7 +187,9 @@ def _shorten(text: str, limit: int = PROMPT_CHARS) -> str:
 
 
 def to_dict(result: ComparisonResult) -> dict[str, Any]:
-    """The JSON document: the comparison, its summary, the chart points, votes and rows."""
+    """The JSON document: the comparison, its summary, the chart points, votes (with their
+    Bradley-Terry ratings) and rows."""
+    ratings = result.vote_ratings()
     return {
         "comparison": {
             "id": result.id,
@@ -228,6 +231,7 @@ def to_dict(result: ComparisonResult) -> dict[str, Any]:
             {"prompt": v.prompt, "outcome": v.outcome, "winner": v.winner, "among": list(v.among)}
             for v in result.votes
         ],
+        "vote_ratings": None if ratings is None else ratings.to_dict(),
         "rows": rows(result),
     }
 
@@ -300,6 +304,47 @@ def summary_cells(row: SummaryRow) -> list[str]:
     ]
 
 
+def _ratings_lines(result: ComparisonResult) -> list[str]:
+    """The blind votes as Bradley-Terry ratings with 95% intervals, and for each two
+    neighbours whether the votes tell them apart (nothing before a vote)."""
+    ratings = result.vote_ratings()
+    if ratings is None:
+        return []
+    blind = result.blind
+
+    def name(i: int) -> str:
+        info = result.contestants[i]
+        return f"{blind.label(i)} · {info.name}" if blind is not None else info.name
+
+    lines = [
+        "## Votes: Bradley-Terry ratings",
+        "",
+        _table_row(("model", "rating", "95% interval", "pairs")),
+        _table_row(("---", "---:", "---", "---:")),
+    ]
+    lines += [
+        _table_row(
+            (
+                _cell(name(r.contestant)),
+                f"{r.rating:.0f}",
+                f"{r.low:.0f} – {r.high:.0f}",
+                str(r.pairs),
+            )
+        )
+        for r in ratings.ratings
+    ]
+    lines.append("")
+    lines += ["- " + _inline(describe_gap(g, name(g.better), name(g.worse))) for g in ratings.gaps]
+    lines += [
+        "",
+        f"From {ratings.votes} vote{'s' if ratings.votes != 1 else ''} ({ratings.pairs} "
+        "pairwise outcomes; a tie or all bad counts half each way). 1000 is the average here; "
+        "400 points are 10:1 odds.",
+        "",
+    ]
+    return lines
+
+
 def _remote_memory(row: SummaryRow) -> str:
     """A server's memory as far as it said: its VRAM, its KV cache use, else unknown."""
     parts = []
@@ -344,6 +389,7 @@ def to_markdown(result: ComparisonResult) -> str:
         "the fit estimate for the same settings, measured is the peak resident set.",
         "",
     ]
+    lines += _ratings_lines(result)
     if any(row.remote for row in summary):
         lines += [
             "A model behind a server has no prediction; its TTFT and speeds are measured on "

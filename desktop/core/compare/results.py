@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.compare.checks import CheckResult, Score
+from desktop.core.compare.ratings import VoteRatings, vote_ratings
 from desktop.core.compare.suites import Prompt
 from desktop.core.compare.votes import BlindLabels, Vote, WinRate, win_rates
 from desktop.core.engine import RunReport, error_pct
@@ -246,6 +247,10 @@ class ComparisonResult:
 
     def win_rates(self) -> list[WinRate]:
         return win_rates(self.votes, len(self.contestants))
+
+    def vote_ratings(self) -> VoteRatings | None:
+        """Bradley-Terry ratings from the votes, with intervals (None before any vote)."""
+        return vote_ratings(self.votes, len(self.contestants))
 
     def summary(self) -> list[SummaryRow]:
         rates = self.win_rates()

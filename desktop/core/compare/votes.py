@@ -5,7 +5,8 @@ comparison (:class:`BlindLabels`, stored with it), so neither the names nor the 
 give a model away. Per prompt the person votes: one answer wins (``win``, against the others
 shown: ``among``, all by default, so a pairwise A/B vote among six works too), ``tie``, or
 ``all_bad`` ("both bad"). :func:`win_rates` turns votes into each contestant's record, and the
-names are revealed with it.
+names are revealed with it; :func:`pairwise_outcomes` turns them into the pairs Bradley-Terry
+ratings are fitted on (``ratings``).
 
 Win rate: (wins + ties / 2) / votes the contestant took part in; an ``all_bad`` vote counts as
 a vote without a win (and is counted apart as ``bad``).
@@ -111,11 +112,8 @@ class WinRate:
 def win_rates(votes: Sequence[Vote], n_contestants: int) -> list[WinRate]:
     """Each contestant's record over ``votes`` (the latest vote per prompt and set of shown
     answers counts: voting again replaces a vote)."""
-    latest: dict[tuple[int, tuple[int, ...]], Vote] = {}
-    for vote in sorted(votes, key=lambda v: v.at):
-        latest[(vote.prompt, tuple(sorted(vote.participants(n_contestants))))] = vote
     tally = {i: [0, 0, 0, 0] for i in range(n_contestants)}  # wins, ties, losses, bad
-    for vote in latest.values():
+    for vote in latest_votes(votes, n_contestants):
         for i in vote.participants(n_contestants):
             if i not in tally:
                 continue
@@ -128,3 +126,26 @@ def win_rates(votes: Sequence[Vote], n_contestants: int) -> list[WinRate]:
             else:
                 tally[i][2] += 1
     return [WinRate(i, *counts) for i, counts in tally.items()]
+
+
+def latest_votes(votes: Sequence[Vote], n_contestants: int) -> list[Vote]:
+    """The votes that count: the latest per prompt and set of shown answers."""
+    latest: dict[tuple[int, tuple[int, ...]], Vote] = {}
+    for vote in sorted(votes, key=lambda v: v.at):
+        latest[(vote.prompt, tuple(sorted(vote.participants(n_contestants))))] = vote
+    return list(latest.values())
+
+
+def pairwise_outcomes(votes: Sequence[Vote], n_contestants: int) -> list[tuple[int, int, float]]:
+    """The votes that count as pairwise outcomes ``(a, b, score)`` for Bradley-Terry: a win
+    among k answers beats each of the k - 1 others (score 1); a tie, and "all bad", count as a
+    tie between every two answers shown (0.5: neither was preferred)."""
+    pairs: list[tuple[int, int, float]] = []
+    for vote in latest_votes(votes, n_contestants):
+        shown = [i for i in vote.participants(n_contestants) if 0 <= i < n_contestants]
+        winner = vote.winner
+        if winner is not None:
+            pairs += [(winner, i, 1.0) for i in shown if i != winner]
+        else:
+            pairs += [(a, b, 0.5) for k, a in enumerate(shown) for b in shown[k + 1 :]]
+    return pairs

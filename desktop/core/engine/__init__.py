@@ -8,7 +8,8 @@ vs measured) and :func:`run_bench`. Depends on gguf (templates from headers), fi
 
 The worker process imports this package too, and every megabyte it imports shows up in the
 memory it reports (and the fit estimate is calibrated against): so everything but ``protocol``
-is imported on first use (PEP 562), and the worker loads only the modules it runs.
+is imported on first use (PEP 562), and the worker loads only the modules it runs. The quality
+commands (tokenize, evaluate logits, quantize) run in the same worker; ``logits`` is their codec.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from desktop.core.engine.cpu_use import CpuUse
     from desktop.core.engine.dryrun import BufferProjection, DryRun, DryRunError, dry_run
     from desktop.core.engine.log_lines import log_excerpt
+    from desktop.core.engine.logits import Scores, decode_ints, encode_ints, unpack_scores
     from desktop.core.engine.managed import (
         READY_TIMEOUT_S,
         ManagedServer,
@@ -95,6 +97,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "dry_run": ("dryrun", "dry_run"),
     "CrossCheck": ("crosscheck", "CrossCheck"),
     "cross_check": ("crosscheck", "cross_check"),
+    "Scores": ("logits", "Scores"),
+    "decode_ints": ("logits", "decode_ints"),
+    "encode_ints": ("logits", "encode_ints"),
+    "unpack_scores": ("logits", "unpack_scores"),
     "ProcessMemory": ("memory", "ProcessMemory"),
     "log_excerpt": ("log_lines", "log_excerpt"),
     "LIVE_WINDOW_S": ("metrics", "LIVE_WINDOW_S"),
@@ -166,6 +172,7 @@ __all__ = [
     "Request",
     "RpcDevice",
     "RunReport",
+    "Scores",
     "ServerProgress",
     "Session",
     "Turn",
@@ -175,8 +182,10 @@ __all__ = [
     "add_rpc_servers",
     "check_sampling",
     "cross_check",
+    "decode_ints",
     "default_threads",
     "dry_run",
+    "encode_ints",
     "endpoint_from_spec",
     "engine_info",
     "error_pct",
@@ -192,6 +201,7 @@ __all__ = [
     "supports_rpc",
     "template_names",
     "too_many_threads",
+    "unpack_scores",
     "vllm_available",
     "vllm_server",
     "worker_command",

@@ -278,6 +278,51 @@ class EngineClient:
         )
         return self.submit(command)
 
+    def tokenize(self, text: str, *, add_bos: bool = True, vocab_digest: bool = False) -> Request:
+        """Send ``tokenize``: the loaded model's tokens for ``text`` (``Tokenized``)."""
+        return self.submit(p.Tokenize(self._next_id("t"), text, add_bos, vocab_digest))
+
+    def evaluate(
+        self,
+        tokens: str,
+        first_output: int,
+        n_outputs: int,
+        *,
+        top_k: int = 0,
+        gather: str = "",
+        gather_width: int = 0,
+        keep_prefix: bool = False,
+    ) -> Request:
+        """Send ``evaluate`` (token ids and gathered ids as base64 int32, see
+        ``engine.logits``); the answer is ``Evaluated``."""
+        command = p.Evaluate(
+            self._next_id("e"),
+            tokens,
+            first_output,
+            n_outputs,
+            top_k=top_k,
+            gather=gather,
+            gather_width=gather_width,
+            keep_prefix=keep_prefix,
+        )
+        return self.submit(command)
+
+    def quantize(
+        self,
+        source: str | Path,
+        output: str | Path,
+        ftype: int,
+        *,
+        allow_requantize: bool = True,
+        n_threads: int | None = None,
+    ) -> Request:
+        """Send ``quantize`` (no model needs to be loaded); ``QuantizeProgress`` events, then
+        ``Quantized``. It cannot be cancelled: :meth:`kill` the worker to stop it."""
+        command = p.Quantize(
+            self._next_id("q"), str(source), str(output), ftype, allow_requantize, n_threads
+        )
+        return self.submit(command)
+
     def cancel(self, request_id: str) -> None:
         """Ask the worker to stop a load or generation (a no-op once it has finished)."""
         if self.alive:

@@ -9,16 +9,21 @@ Validation happens here, where data enters: :func:`decode` checks the type of ev
 the dataclass annotations and rejects unknown types, missing or unknown fields, so code on either
 side only ever sees well-formed, frozen messages.
 
-Commands: :class:`Load`, :class:`Generate`, :class:`Cancel`, :class:`Unload`, :class:`Shutdown`.
+Commands: :class:`Load`, :class:`Generate`, :class:`Cancel`, :class:`Unload`, :class:`Shutdown`,
+and for quality measurements :class:`Tokenize`, :class:`Evaluate`, :class:`Quantize`.
 Events: :class:`Ready`, :class:`LoadProgress`, :class:`Loaded`, :class:`Tokens`, :class:`Done`,
-:class:`Error`, :class:`Log`. A request ends with exactly one terminal event
-(:data:`TERMINAL_EVENTS`: ``loaded``, ``done`` or ``error``); ``load_progress`` events may come
-before a load's terminal one.
+:class:`Error`, :class:`Log`, :class:`Tokenized`, :class:`Evaluated`, :class:`QuantizeProgress`,
+:class:`Quantized`. A request ends with exactly one terminal event (:data:`TERMINAL_EVENTS`:
+``loaded``, ``done``, ``tokenized``, ``evaluated``, ``quantized`` or ``error``);
+``load_progress`` / ``quantize_progress`` events may come before a load's / quantization's
+terminal one. Token ids and log-probabilities travel as base64 of little-endian arrays
+(``desktop.core.engine.logits``), not as one JSON number each.
 
 Versions: 1, the first; 2 added :class:`LoadProgress`; 3 added the ``context`` finish reason;
 4 added ``Load.cache_type`` (the KV cache type: f16, q8_0, q4_0); 5 added ``Load.rpc_servers``
-(llama.cpp RPC servers, ``HOST:PORT``, whose devices take layers). A field added with a default
-keeps older lines valid: a ``load`` without ``rpc_servers`` decodes as before.
+(llama.cpp RPC servers, ``HOST:PORT``, whose devices take layers); 6 added :class:`Tokenize`,
+:class:`Evaluate` and :class:`Quantize` with their events. A field added with a default keeps
+older lines valid: a ``load`` without ``rpc_servers`` decodes as before.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, Union
 from desktop.core.errors import EngineError
 from desktop.core.kv_cache import CacheType  # the load command's cache_type (decoded by its type)
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 
 # A line longer than this is not a message (a worker gone mad, or a prompt far past any context).
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -78,6 +83,7 @@ ERROR_KINDS = frozenset(
         "spawn_failed",  # the worker process could not be started
         "timeout",  # the worker did not answer in time
         "engine_missing",  # llama-cpp-python is not importable in the worker
+        "quantize_failed",  # llama.cpp could not quantize the file (unsupported type, bad file)
     }
 )
 
@@ -194,6 +200,56 @@ class Shutdown:
     id: str
 
 
+@dataclass(frozen=True)
+class Tokenize:
+    """Tokenize ``text`` with the loaded model: special tokens parsed, the model's BOS in front
+    when ``add_bos`` and the model wants one. ``vocab_digest`` also asks for the vocabulary's
+    identity (a sha256 over every token's text and attributes), which says whether two models
+    mean the same thing by the same token ids."""
+
+    type: ClassVar[str] = "tokenize"
+    id: str
+    text: str
+    add_bos: bool = True
+    vocab_digest: bool = False
+
+
+@dataclass(frozen=True)
+class Evaluate:
+    """Evaluate ``tokens`` (base64 int32) in one pass and score the logits of positions
+    ``first_output`` to ``first_output + n_outputs - 1``: each position's log-probability of
+    the next token (where there is one), its top token, and on request its ``top_k`` tokens with
+    their log-probabilities and the log of the mass of the rest, and the log-probabilities of
+    ``gather`` (base64 int32, ``gather_width`` ids per output position) with the log of the mass
+    outside them. ``keep_prefix`` reuses the KV cache for the prefix this evaluation shares with
+    the previous one (multiple choice: one question, several answers)."""
+
+    type: ClassVar[str] = "evaluate"
+    id: str
+    tokens: str
+    first_output: int
+    n_outputs: int
+    top_k: int = 0
+    gather: str = ""
+    gather_width: int = 0
+    keep_prefix: bool = False
+
+
+@dataclass(frozen=True)
+class Quantize:
+    """Write ``source`` quantized to llama.cpp file type ``ftype`` (``LLAMA_FTYPE_*``) at
+    ``output`` through ``llama_model_quantize``. ``allow_requantize`` lets already quantized
+    tensors be quantized again (worse than quantizing from F16/BF16). Needs no loaded model."""
+
+    type: ClassVar[str] = "quantize"
+    id: str
+    source: str
+    output: str
+    ftype: int
+    allow_requantize: bool = True
+    n_threads: int | None = None
+
+
 # --------------------------------------------------------------------------- events
 
 
@@ -295,20 +351,101 @@ class Error:
 
 
 @dataclass(frozen=True)
+class Tokenized:
+    """The tokens of a ``tokenize`` request (base64 int32) and, when asked, the vocabulary's
+    digest. ``n_vocab`` is the model's vocabulary size."""
+
+    type: ClassVar[str] = "tokenized"
+    id: str
+    tokens: str
+    n_tokens: int
+    n_vocab: int
+    vocab_digest: str = ""
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """The scores of an ``evaluate`` request: ``data`` is base64 of the arrays laid out by
+    ``desktop.core.engine.logits`` for ``n_outputs`` positions. ``n_evaluated`` tokens were
+    decoded (the rest came from the KV cache); ``decode_ms`` is llama.cpp's time, ``total_ms``
+    includes scoring the logits."""
+
+    type: ClassVar[str] = "evaluated"
+    id: str
+    n_tokens: int
+    n_evaluated: int
+    n_outputs: int
+    top_k: int
+    gather_width: int
+    data: str
+    decode_ms: float
+    total_ms: float
+
+
+@dataclass(frozen=True)
+class QuantizeProgress:
+    """How far a ``quantize`` request has got: ``fraction`` of the tensors written (0 to 1),
+    ``tensor`` the one llama.cpp is at. Not terminal."""
+
+    type: ClassVar[str] = "quantize_progress"
+    id: str
+    fraction: float
+    tensor: str = ""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.fraction <= 1.0:
+            raise ProtocolError(f"quantize_progress.fraction must be 0 to 1, not {self.fraction}.")
+
+
+@dataclass(frozen=True)
+class Quantized:
+    """A ``quantize`` request finished: the file at ``output`` is complete. ``fallback_tensors``
+    of ``n_tensors`` could not take the asked type (rows not a multiple of the type's block) and
+    got llama.cpp's fallback type."""
+
+    type: ClassVar[str] = "quantized"
+    id: str
+    output: str
+    source_bytes: int
+    output_bytes: int
+    elapsed_ms: float
+    n_tensors: int = 0
+    fallback_tensors: int = 0
+
+
+@dataclass(frozen=True)
 class Log:
     type: ClassVar[str] = "log"
     level: Literal["debug", "info", "warning", "error"]
     message: str
 
 
-Command: TypeAlias = Load | Generate | Cancel | Unload | Shutdown
-Event: TypeAlias = Ready | LoadProgress | Loaded | Tokens | Done | Error | Log
+Command: TypeAlias = Load | Generate | Cancel | Unload | Shutdown | Tokenize | Evaluate | Quantize
+Event: TypeAlias = (
+    Ready
+    | LoadProgress
+    | Loaded
+    | Tokens
+    | Done
+    | Error
+    | Log
+    | Tokenized
+    | Evaluated
+    | QuantizeProgress
+    | Quantized
+)
 Message: TypeAlias = Command | Event
 
-COMMAND_TYPES: tuple[type[Any], ...] = (Load, Generate, Cancel, Unload, Shutdown)
-EVENT_TYPES: tuple[type[Any], ...] = (Ready, LoadProgress, Loaded, Tokens, Done, Error, Log)
+COMMAND_TYPES: tuple[type[Any], ...] = (
+    *(Load, Generate, Cancel, Unload, Shutdown),
+    *(Tokenize, Evaluate, Quantize),
+)
+EVENT_TYPES: tuple[type[Any], ...] = (
+    *(Ready, LoadProgress, Loaded, Tokens, Done, Error, Log),
+    *(Tokenized, Evaluated, QuantizeProgress, Quantized),
+)
 _BY_NAME: dict[str, type[Any]] = {cls.type: cls for cls in COMMAND_TYPES + EVENT_TYPES}
-TERMINAL_EVENTS: tuple[type[Any], ...] = (Loaded, Done, Error)
+TERMINAL_EVENTS: tuple[type[Any], ...] = (Loaded, Done, Error, Tokenized, Evaluated, Quantized)
 
 
 # --------------------------------------------------------------------------- codec

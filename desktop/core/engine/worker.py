@@ -110,6 +110,7 @@ class Worker:
         self._stops: tuple[str, ...] = ()
         self._piece_buffer = ctypes.create_string_buffer(64)
         self._cached = 0
+        self._evaluator: Any = None  # the quality commands' state (evaluator.py), on first use
         self._guard = RenderGuard(render_limits)
 
     # -- reader thread side -------------------------------------------------------------
@@ -185,6 +186,24 @@ class Worker:
         elif isinstance(command, p.Unload):
             self._close_model()
             self.send(p.Done(command.id, "unloaded"))
+        elif isinstance(command, (p.Tokenize, p.Evaluate, p.Quantize)):
+            self._quality(command)
+
+    def _quality(self, command: p.Tokenize | p.Evaluate | p.Quantize) -> None:
+        """Tokenize, evaluate logits or quantize a file (``evaluator.py``)."""
+        from desktop.core.engine.evaluator import Evaluator
+
+        if self._evaluator is None:
+            self._evaluator = Evaluator(self._lc, self._llama_log)
+        evaluator = self._evaluator
+        if isinstance(command, p.Quantize):
+            self.send(evaluator.quantize(command, self.send))
+        elif self._llm is None:
+            self.send(p.Error(command.id, "not_loaded", "No model is loaded; load one first."))
+        elif isinstance(command, p.Tokenize):
+            self.send(evaluator.tokenize(self._llm, command))
+        else:
+            self.send(evaluator.evaluate(self._llm, command, self._cancel.is_set))
 
     def _answer_cancelled(self, command: p.Command) -> None:
         if isinstance(command, p.Load):
@@ -338,6 +357,8 @@ class Worker:
         return True
 
     def _close_model(self) -> None:
+        if self._evaluator is not None:
+            self._evaluator.close()
         if self._llm is not None:
             self._llm.close()
             self._llm = None

@@ -75,6 +75,8 @@ class LlamaLog:
         self._lines: deque[str] = deque(maxlen=max_lines)
         self._partial = ""
         self._lock = threading.Lock()
+        # Also gets every piece of text while set (a quantization reads its progress here).
+        self.listener: Callable[[bytes], None] | None = None
         self._in_debug = False
 
         def callback(level: int, text: bytes, user_data: Any) -> None:
@@ -90,6 +92,12 @@ class LlamaLog:
     def write(self, text: bytes) -> None:
         with contextlib.suppress(OSError):
             os.write(2, text)
+        listener = self.listener
+        if listener is not None:
+            try:
+                listener(text)
+            except Exception:  # never let a listener break llama.cpp's logging
+                log.exception("a llama.cpp log listener failed")
         with self._lock:
             chunk = self._partial + text.decode("utf-8", errors="replace")
             *complete, self._partial = chunk.split("\n")

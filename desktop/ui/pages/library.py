@@ -67,6 +67,7 @@ from desktop.ui.state import AppState
 from desktop.ui.theme import icon
 from desktop.ui.widgets.elide_delegate import ElideDelegate
 from desktop.ui.widgets.empty_state import EmptyState
+from desktop.ui.widgets.quality_dialog import ModelChoice, QualityDialog
 from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
 log = logging.getLogger(__name__)
@@ -161,6 +162,13 @@ class LibraryPage(QWidget):
         self.models_folder_button.clicked.connect(self.open_models_folder)
         self.reveal_button = self._button("revealButton", "reveal", self.tr("Show in folder"))
         self.reveal_button.setToolTip(self.tr("Open the folder holding this file."))
+        self.quality_button = self._button("qualityButton", "compare", self.tr("Quality…"))
+        self.quality_button.setToolTip(
+            self.tr(
+                "Measure this model's quality here: what its quantization loses against a "
+                "reference, or its multiple-choice accuracy, with 95% intervals."
+            )
+        )
         self.remove_button = self._button("removeButton", "remove", self.tr("Remove…"))
         self.remove_button.setToolTip(
             self.tr(
@@ -172,6 +180,7 @@ class LibraryPage(QWidget):
         bar.addWidget(self.rescan_button)
         bar.addWidget(self.models_folder_button)
         bar.addStretch(1)
+        bar.addWidget(self.quality_button)
         bar.addWidget(self.reveal_button)
         bar.addWidget(self.remove_button)
         self.import_button.clicked.connect(self._on_import_button_clicked)
@@ -179,6 +188,7 @@ class LibraryPage(QWidget):
         self.rescan_button.clicked.connect(self._on_rescan_button_clicked)
         self.reveal_button.clicked.connect(self._on_reveal_button_clicked)
         self.remove_button.clicked.connect(self._on_remove_button_clicked)
+        self.quality_button.clicked.connect(self._on_quality_button_clicked)
         outer.addLayout(bar)
 
         self.busy = QWidget()
@@ -437,6 +447,9 @@ class LibraryPage(QWidget):
     def _update_controls(self) -> None:
         row = self.selected_row()
         self.reveal_button.setEnabled(row is not None)
+        self.quality_button.setEnabled(
+            row is not None and row.entry is not None and not row.entry.missing
+        )
         self.remove_button.setEnabled(row is not None and not self.operations.busy_with("remove"))
         self.rescan_button.setEnabled(not self.operations.busy_with("scan"))
         if row is None:
@@ -815,6 +828,34 @@ class LibraryPage(QWidget):
         work = remove_work(row.path, row.downloaded, self._models_dir)
         self.operations.submit(Operation("remove", label, work))
         self._update_controls()
+
+    # -- quality ----------------------------------------------------------------------------------
+
+    def _on_quality_button_clicked(self) -> None:
+        row = self.selected_row()
+        if row is not None and row.entry is not None:
+            self.open_quality(row.entry.path)
+
+    def open_quality(self, path: Path) -> QualityDialog | None:
+        """Open the Quality window for the library model at ``path`` (not modal)."""
+        choices = [
+            ModelChoice(e.display_name, e.path, e.architecture, e.quant, e.size_bytes, e.variant_id)
+            for e in self._listing.entries
+            if not e.missing
+        ]
+        model = next((c for c in choices if c.path == path), None)
+        if model is None:
+            return None
+        dialog = QualityDialog(
+            model,
+            choices,
+            threads=self.state.settings.default_threads or None,
+            profile=self.state.this_machine,
+            parent=self,
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     # -- end --------------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""Under the columns: the summary table, the chart, and Export.
+"""Under the columns: the summary table with the votes' Bradley-Terry ratings, the chart, and
+Export.
 
 The table and the chart are set from the core's summary rows and chart points of the
 comparison as it stands (:meth:`CompareResults.show_summary`), when an answer finishes or a vote is
@@ -26,10 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.compare import ChartPoint, SummaryRow
+from desktop.core.compare import ChartPoint, SummaryRow, VoteRatings
 from desktop.ui.models.compare_summary import SummaryModel
 from desktop.ui.theme import icon
 from desktop.ui.widgets.compare_chart import CompareChart
+from desktop.ui.widgets.vote_ratings import VoteRatingsView
 
 EXPORTS = ("md", "csv", "json", "png")
 
@@ -99,7 +101,14 @@ class CompareResults(QWidget):
         )
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.chart = CompareChart()
-        self.splitter.addWidget(self.table)
+        left = QWidget()
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.table, 1)
+        self.ratings = VoteRatingsView()
+        column.addWidget(self.ratings)
+        self.splitter.addWidget(left)
         self.splitter.addWidget(self.chart)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
@@ -116,6 +125,7 @@ class CompareResults(QWidget):
         *,
         hide_names: bool,
         caption: str,
+        ratings: VoteRatings | None = None,
     ) -> None:
         self.model.set_rows(rows, hide_names=hide_names)
         # Blind and not revealed: the figures that tell the models apart (context, speeds,
@@ -125,6 +135,7 @@ class CompareResults(QWidget):
         if hide_names:
             points = ()
         names = {row.contestant: self.model.name(row) for row in rows}
+        self.ratings.show_ratings(ratings, names)
         drawn = {p.contestant for p in points}
         # Measured, but a server that keeps its memory to itself cannot be placed on the chart.
         left_out = [
@@ -138,6 +149,7 @@ class CompareResults(QWidget):
     def clear(self) -> None:
         self.model.set_rows([])
         self.chart.set_points([], [])
+        self.ratings.show_ratings(None, {})
         self.caption.setText("")
         self.set_exportable(False)
 

@@ -151,7 +151,11 @@ class ComparisonView(QObject):
         result = live.result()
         hidden = self.hidden
         self.results.show_summary(
-            result.summary(), result.chart(), hide_names=hidden, caption=self.caption()
+            result.summary(),
+            result.chart(),
+            hide_names=hidden,
+            caption=self.caption(),
+            ratings=result.vote_ratings(),
         )
         self.results.set_exportable(self.phase is ComparePhase.SHOWN and not hidden)
 

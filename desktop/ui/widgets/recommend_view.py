@@ -6,7 +6,8 @@ estimate (:meth:`RecommendView.set_estimate`, the same rows as the table) and th
 them for the task chosen in "Best for" (a few milliseconds, on the GUI thread). What-if profiles
 work the same way: the page's estimate follows the toolbar's profile. Every number comes from
 the core's pick: its published scores (with their sources), its quant's cost (cited), the
-predicted speed and memory of the fit.
+predicted speed and memory of the fit, or what was measured on this machine (the quality
+measurements of the history, labelled "measured here").
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop.core.catalog import Catalog
 from desktop.core.fit import FitRow
@@ -35,12 +37,14 @@ from desktop.core.recommend import (
     DEFAULT_MIN_SPEED,
     TASK_IDS,
     Measure,
+    MeasuredQuality,
     Pick,
     QuantCost,
     Recommendation,
     Recommender,
 )
 from desktop.ui import format as fmt
+from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
 if TYPE_CHECKING:  # the chart (and pyqtgraph) is imported when first shown
     from desktop.ui.widgets.pareto_chart import ParetoChart
@@ -220,6 +224,11 @@ class RecommendView(QWidget):
         self.n_ctx = 0
         self.profile_name = ""
         self.recommendation: Recommendation | None = None
+        # Quality measured on this machine (the Library's Quality window, `llm-scout quality`),
+        # by variant: it replaces the published quant cost, labelled "measured here".
+        self.measured: dict[str, MeasuredQuality] = {}
+        self._reading: TaskHandle | None = None
+        self._read_again = False
         self.cards: list[PickCard] = []
         self._build()
         self.best_for.currentIndexChanged.connect(self._on_best_for_current_index_changed)
@@ -360,6 +369,36 @@ class RecommendView(QWidget):
         self.n_ctx = n_ctx
         self.profile_name = profile_name
         self._rank()
+        self.read_measured()
+
+    def read_measured(self) -> None:
+        """Read what was measured here from the history (off the GUI thread); rank again when
+        it changed. Done with every new estimate, so a measurement made since shows."""
+        if self._reading is not None and not self._reading.done:
+            self._read_again = True  # what it reads may be older than what is asked for
+            return
+        self._read_again = False
+
+        def work(control: TaskControl) -> dict[str, MeasuredQuality]:
+            from desktop.core.quality import measured_here  # numpy's statistics: not at start
+
+            return measured_here()
+
+        self._reading = run_task(work, on_done=self._measured_read, on_failed=self._measured_failed)
+
+    def _measured_read(self, measured: dict[str, MeasuredQuality]) -> None:
+        if not isValid(self):
+            return
+        if measured != self.measured:
+            self.measured = measured
+            self._rank()
+        if self._read_again:
+            self.read_measured()
+
+    def _measured_failed(self, error: Exception) -> None:
+        """A history that cannot be read ranks with the published figures (logged)."""
+        if isValid(self) and self._read_again:
+            self.read_measured()
 
     def _on_best_for_current_index_changed(self, index: int) -> None:
         self._rank()
@@ -380,7 +419,11 @@ class RecommendView(QWidget):
             return
         speed = self.min_speed.value()
         rec = self.recommender.recommend(
-            self.rows, self.task, self.n_ctx, min_speed=speed if speed > 0 else None
+            self.rows,
+            self.task,
+            self.n_ctx,
+            min_speed=speed if speed > 0 else None,
+            measured=self.measured,
         )
         self.recommendation = rec
         picks = rec.best_per_model()[:TOP]

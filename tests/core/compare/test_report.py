@@ -137,7 +137,8 @@ def test_markdown_is_ready_to_paste(result: ComparisonResult) -> None:
     lines = text.splitlines()
     assert lines[0] == "# Small | models"
     assert lines[2].startswith("Comparison 3 · fair mode · 3 models × 2 prompts · suite mine")
-    table = [line for line in lines if line.startswith("| ")]
+    votes_at = lines.index("## Votes: Bradley-Terry ratings")
+    table = [line for line in lines[:votes_at] if line.startswith("| ")]
     assert table[0].startswith("| model | quant | ctx | TTFT ms | prompt tok/s | gen tok/s |")
     assert all(line.count(" | ") == table[0].count(" | ") for line in table)  # | escaped
     assert "| B · Fast \\| small | Q4_1 | 2048 | 240 | 250.0 | 95.0 | 73.3 MiB | - |" in text
@@ -153,6 +154,9 @@ def test_markdown_is_ready_to_paste(result: ComparisonResult) -> None:
     assert "**A · Broken**: no answer" in text
     assert 'Checks: contains "Paris"' in text
     assert "1 W / 0 T / 0 L / 1 bad (50%)" in text
+    # The votes' ratings: the win over both others puts B (contestant 0) first.
+    assert lines[votes_at + 4].startswith("| B · Fast \\| small | ")
+    assert "From 2 votes (5 pairwise outcomes;" in text
 
 
 def test_csv_and_json_have_one_row_per_model_and_prompt(result: ComparisonResult) -> None:

@@ -93,6 +93,40 @@ EXAMPLES: list[p.Message] = [
     ),
     p.Error(id=None, kind="crashed", message="The worker died.", detail="tail\nof log"),
     p.Log(level="warning", message="careful"),
+    p.Tokenize(id="t1", text="你好 world", add_bos=False, vocab_digest=True),
+    p.Evaluate(
+        id="e1",
+        tokens="AQAAAAIAAAA=",
+        first_output=0,
+        n_outputs=1,
+        top_k=32,
+        gather="AwAAAA==",
+        gather_width=1,
+        keep_prefix=True,
+    ),
+    p.Quantize(id="q1", source="/m/a.gguf", output="/m/b.gguf", ftype=15, n_threads=2),
+    p.Tokenized(id="t1", tokens="AQAAAA==", n_tokens=1, n_vocab=9, vocab_digest="ab" * 32),
+    p.Evaluated(
+        id="e1",
+        n_tokens=2,
+        n_evaluated=2,
+        n_outputs=1,
+        top_k=0,
+        gather_width=1,
+        data="AAAAAA==",
+        decode_ms=1.5,
+        total_ms=2.0,
+    ),
+    p.QuantizeProgress(id="q1", fraction=0.5, tensor="blk.0.attn_k.weight"),
+    p.Quantized(
+        id="q1",
+        output="/m/b.gguf",
+        source_bytes=10,
+        output_bytes=8,
+        elapsed_ms=3.0,
+        n_tensors=272,
+        fallback_tensors=180,
+    ),
 ]
 
 
@@ -113,6 +147,8 @@ def test_all_commands_and_events_have_distinct_types() -> None:
         [
             *("load", "generate", "cancel", "unload", "shutdown"),
             *("ready", "load_progress", "loaded", "tokens", "done", "error", "log"),
+            *("tokenize", "evaluate", "quantize"),
+            *("tokenized", "evaluated", "quantize_progress", "quantized"),
         ]
     )
     assert {type(m) for m in EXAMPLES} == set(p.COMMAND_TYPES + p.EVENT_TYPES)
