@@ -47,8 +47,12 @@ def test_two_benches_calibrate_fit_and_catalog_and_travel_with_hw_save(
     # used the CPU never counts (tests/core/fit/test_calibration_review.py). This test may run
     # on a busy machine, so the two runs are stored as a quiet machine would have made them:
     # the pipeline from the store to fit, catalog and hw --save is what is checked here.
+    # A run too short for two memory readings (a fast machine) has no CPU figure: then the
+    # entry has none either, and it is not marked busy.
     for bench, entry in zip(benches, recorded, strict=True):
-        assert bench["cpu"] is not None
+        if bench["cpu"] is None:
+            assert (entry.others_cpus, entry.busy) == (None, None)
+            continue
         assert entry.others_cpus == pytest.approx(bench["cpu"]["others_cpus"])
         assert entry.busy == bench["cpu"]["busy"]
     CalibrationStore().replace([replace(e, busy=None) for e in recorded])

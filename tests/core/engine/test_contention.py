@@ -46,7 +46,7 @@ def test_an_answer_under_busy_loops_is_measured_as_contended_and_does_not_calibr
         loaded = session.open()
         request = session.generate(
             messages=[p.ChatMessage("user", "Describe the sea in a few sentences.")],
-            params=p.SamplingParams(temperature=0.0, max_tokens=32, ignore_eos=True),
+            params=p.SamplingParams(temperature=0.0, max_tokens=96, ignore_eos=True),
         )
         session.stream(request)
         report = session.report(request)
