@@ -3,6 +3,7 @@ display is one sentence that says what to do, never a silent exit or Qt's abort.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -107,12 +108,16 @@ def test_a_plugin_whose_library_is_missing_is_found_out(tmp_path: Path) -> None:
     assert missing_window_libraries({"QT_QPA_PLATFORM": "offscreen"}, plugin=plugin) is None
 
 
-def test_the_deb_and_the_window_check_use_one_table() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "packaging"))
-    try:
-        import build  # type: ignore[import-not-found]
-    finally:
-        sys.path.pop(0)
+def test_the_deb_and_the_window_check_use_one_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Loaded from its file: the name `build` may already be PyPA's build package, or a build/
+    # folder that `make package` leaves in the checkout.
+    path = Path(__file__).resolve().parents[2] / "packaging" / "build.py"
+    spec = importlib.util.spec_from_file_location("llm_scout_packaging_build", path)
+    assert spec is not None
+    assert spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, build)  # its dataclasses look themselves up
+    spec.loader.exec_module(build)
     assert build.SONAME_PACKAGES is SONAME_PACKAGES
 
 

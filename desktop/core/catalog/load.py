@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,20 @@ log = logging.getLogger(__name__)
 def refresh_overlay_path() -> Path:
     """Where ``catalog refresh`` writes the sizes and hashes it read from the Hub."""
     return paths.cache_dir() / REFRESH_FILE_NAME
+
+
+def write_json_atomically(path: Path, document: Any, failure: str) -> None:
+    """Write ``document`` to ``path`` through a temporary file replaced in one step, so a reader
+    sees the old file or the new one, never half of one. ``failure`` opens the sentence of the
+    :class:`CatalogError` raised when the disk refuses (e.g. "Cannot write … to PATH")."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise CatalogError(f"{failure}: {exc.strerror}.", kind="catalog.write") from exc
 
 
 def read_json(path: Path) -> Any:

@@ -10,15 +10,13 @@ refresh or an earlier download) are kept, not overwritten.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from desktop.core.catalog.load import read_json, refresh_overlay_path
+from desktop.core.catalog.load import read_json, refresh_overlay_path, write_json_atomically
 from desktop.core.catalog.overlay import REFRESH_FORMAT, refresh_facts
 from desktop.core.errors import CatalogError
 
@@ -58,16 +56,6 @@ def record_verified_download(
         added += 1
     if not added:
         return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CatalogError(
-            f"Cannot record the verified download in {path}: {exc.strerror}.",
-            kind="catalog.write",
-        ) from exc
+    write_json_atomically(path, document, f"Cannot record the verified download in {path}")
     log.info("Recorded %d verified file(s) of %s in %s.", added, repo, path)
     return added

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
 import logging
-import os
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -28,7 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from desktop.core.catalog.load import load_catalog_safe, read_json, refresh_overlay_path
+from desktop.core.catalog.load import (
+    load_catalog_safe,
+    read_json,
+    refresh_overlay_path,
+    write_json_atomically,
+)
 from desktop.core.catalog.overlay import REFRESH_FORMAT, refresh_facts
 from desktop.core.catalog.types import Catalog, CatalogModel, Variant
 from desktop.core.errors import CatalogError, HubError
@@ -390,17 +393,7 @@ def _write_overlay(
     document["variants"].update(fixed)
     document["refreshed_at"] = _now()
     document["endpoint"] = endpoint
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise CatalogError(
-            f"Cannot write the refreshed catalog data to {path}: {exc.strerror}.",
-            kind="catalog.write",
-        ) from exc
+    write_json_atomically(path, document, f"Cannot write the refreshed catalog data to {path}")
 
 
 def _transport_errors() -> tuple[type[BaseException], ...]:
