@@ -21,8 +21,19 @@ from typing import Any
 
 from benchmarks._common import median, print_markdown_table
 from desktop.core.fit import FitResult, FitTarget, estimate
-from desktop.core.fit.speed import block_nodes, outside_nodes
+from desktop.core.fit import memory as fm
+from desktop.core.fit.place import make_setup
+from desktop.core.fit.speed import (
+    CPU_DECODE_RATE_PER_CORE,
+    CPU_EXPERT_RATE_PER_CORE,
+    block_nodes,
+    decode_kernel,
+    expert_kernel,
+    outside_nodes,
+    quant_kernel,
+)
 from desktop.core.hardware import HardwareProfile
+from desktop.core.kv_cache import flash_attn_for
 from tests.fixtures.fit_targets import GroundTruthRun, peak_rss, pp_rate, quiet, tg_rate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,45 +214,124 @@ def speed_table(run: GroundTruthRun) -> dict[str, list[float]]:
     return errors
 
 
-def _design(result: FitResult, target: FitTarget, bandwidth: float) -> list[float]:
-    """(seconds at full bandwidth, graph nodes, 1) of one CPU-only estimate."""
+def _design(result: FitResult, target: FitTarget) -> list[float]:
+    """(seconds at full bandwidth, graph nodes) of one GPU estimate."""
     roof = result.roofline_tokens_per_s or 0.0
     nodes = target.arch.n_layers * block_nodes(target.arch) + outside_nodes(target.arch)
-    del bandwidth
-    return [1.0 / roof, float(nodes), 1.0]
+    return [1.0 / roof, float(nodes)]
+
+
+CPU_COLUMNS = (
+    *(f"CPU_DECODE_RATE_PER_CORE[{k!r}]" for k in CPU_DECODE_RATE_PER_CORE),
+    *(f"CPU_EXPERT_RATE_PER_CORE[{k!r}]" for k in CPU_EXPERT_RATE_PER_CORE),
+    "CPU_KV_RATE_PER_CORE",
+    "CPU_NODE_S",
+)
+
+
+def cpu_design(run: GroundTruthRun, cell: dict[str, Any]) -> list[float] | None:
+    """One CPU speed cell as the speed model reads it (desktop/core/fit/decode.py): the bytes
+    per core of each kind of read (the weights outside the experts per weight type's kernel,
+    the active experts as F16 or quantized, the KV cache in use) and the graph's nodes. Time per
+    token = this row . (1 / rates..., CPU_NODE_S) when compute bounds it, i.e. when what the CPU
+    holds fits in its last-level cache (every ground-truth model here does); None otherwise."""
+    target = run.target(cell["model"])
+    profile = run.profile
+    cores = profile.cpu.physical_cores
+    used = min(max(1, int(cell["depth"])) + int(cell["tg"]), fm.padded_ctx(int(cell["n_ctx"])))
+    setup = make_setup(
+        target, profile, "f16", flash_attn=flash_attn_for(None, "f16"), swa_full=True,
+        prompt_tokens=used,
+    )  # fmt: skip
+    lay, n = setup.layout, target.arch.n_layers
+    weights = lay.layer_prefix[n] * lay.dense_share + lay.out_read_bytes
+    experts = max(0, n - lay.first_moe_layer) * lay.expert_layer_bytes * lay.active_experts
+    experts = min(experts, weights)
+    kv = lay.used_kv.range_bytes(used, 0, n)
+    held = lay.layer_prefix[n] + lay.out_read_bytes + kv
+    if profile.cpu.l3_bytes is None or held > profile.cpu.l3_bytes:
+        return None
+    kernels = list(CPU_DECODE_RATE_PER_CORE)
+    row = [0.0] * (len(kernels) + 4)
+    types = [(t, b) for t, b, _m in target.weight_types if b > 0]
+    total = sum(b for _t, b in types)
+    for type_name, n_bytes in types:
+        row[kernels.index(decode_kernel(type_name))] += (weights - experts) * n_bytes / total
+    if not types:
+        row[kernels.index(quant_kernel(target.quant))] += weights - experts
+    expert_kinds = list(CPU_EXPERT_RATE_PER_CORE)
+    row[len(kernels) + expert_kinds.index(expert_kernel(target.weight_types, target.quant))] = (
+        experts
+    )
+    row[len(kernels) + 2] = kv
+    row = [v / cores for v in row]
+    row[-1] = float(n * lay.block_nodes + lay.outside_nodes)
+    return row
 
 
 def fit_speed(run: GroundTruthRun, with_token_cost: bool = False) -> None:
-    """Least squares for the CPU constants on the ``fit`` speed cells, and the GPU ones on the
+    """Least squares for the CPU constants on the ``fit`` speed cells (relative errors: each
+    row weighted by its measured speed), CPU_MEMORY_EFFICIENCY from the H200 row whose CPU half
+    holds 16 layers of an 8B model (far larger than any cache), and the GPU constants on the
     nine full-offload H200 rows (the model in desktop/core/fit/speed.py)."""
     import numpy as np
 
     x, y = [], []
-    bandwidth = float(run.machine["profile"]["cpu"]["memory_bandwidth_gbps"])
-    for cell, result, role in speed_rows(run):
+    for cell, _result, role in speed_rows(run):
         if role != "fit" or cell["ngl"] != 0:
             continue
-        x.append(_design(result, run.target(cell["model"]), bandwidth))
+        row = cpu_design(run, cell)
+        if row is None:
+            sys.stdout.write(f"{cell['id']}: larger than the cache, not fitted on\n")
+            continue
+        x.append(row + ([1.0] if with_token_cost else []))
         y.append(1.0 / tg_rate(cell))
-    cols = 3 if with_token_cost else 2
-    coef, *_ = np.linalg.lstsq(np.array(x)[:, :cols], np.array(y), rcond=None)
-    token = f", CPU_TOKEN_S {coef[2]:.6g}" if cols == 3 else ""
-    sys.stdout.write(
-        f"\nCPU, {len(y)} fit cells: CPU_EFFICIENCY {1 / coef[0]:.4g}, CPU_NODE_S "
-        f"{coef[1]:.4g}{token}\n"
-    )
+    design, seconds = np.array(x), np.array(y)
+    weight = 1.0 / seconds
+    coef, *_ = np.linalg.lstsq(design * weight[:, None], seconds * weight, rcond=None)
+    names = [*CPU_COLUMNS, *(["CPU_TOKEN_S"] if with_token_cost else [])]
+    values = [
+        f"{name} {1 / c if 'RATE' in name else c:.4g}" for name, c in zip(names, coef, strict=True)
+    ]
+    sys.stdout.write(f"\nCPU, {len(y)} fit cells: " + ", ".join(values) + "\n")
     profile = HardwareProfile.load(GROUND_TRUTH / "h200-profile.json")
+    _fit_memory_efficiency(profile)
     _fit_prompt(run)
     gx, gy = [], []
-    for row, target, _n in h200_rows():
-        if row["ngl"] != -1:
+    for h200, target, _n in h200_rows():
+        if h200["ngl"] != -1:
             continue
-        result = estimate(target, profile, n_ctx=row["n_ctx"], n_gpu_layers=-1)
-        gx.append(_design(result, target, 0.0)[:2])
-        gy.append(1.0 / bench_equivalent(row))
+        result = estimate(target, profile, n_ctx=h200["n_ctx"], n_gpu_layers=-1)
+        gx.append(_design(result, target))
+        gy.append(1.0 / bench_equivalent(h200))
     gcoef, *_ = np.linalg.lstsq(np.array(gx), np.array(gy), rcond=None)
     sys.stdout.write(
         f"GPU, {len(gy)} H200 rows: GPU_EFFICIENCY {1 / gcoef[0]:.4g}, GPU_NODE_S {gcoef[1]:.4g}\n"
+    )
+
+
+def _fit_memory_efficiency(profile: HardwareProfile) -> None:
+    """CPU_MEMORY_EFFICIENCY that predicts the partial H200 row's measured speed (bisection:
+    the prediction rises with it)."""
+    from desktop.core.fit import speed
+
+    row, target, _n = next(r for r in h200_rows() if r[0]["ngl"] != -1)
+    wanted = bench_equivalent(row)
+    kept = speed.CPU_MEMORY_EFFICIENCY
+    low, high = 0.01, 4.0
+    try:
+        for _ in range(60):
+            speed.CPU_MEMORY_EFFICIENCY = (low + high) / 2
+            result = estimate(target, profile, n_ctx=row["n_ctx"], n_gpu_layers=row["ngl"])
+            if (result.tokens_per_s or 0.0) < wanted:
+                low = speed.CPU_MEMORY_EFFICIENCY
+            else:
+                high = speed.CPU_MEMORY_EFFICIENCY
+    finally:
+        speed.CPU_MEMORY_EFFICIENCY = kept
+    sys.stdout.write(
+        f"CPU_MEMORY_EFFICIENCY from the H200 row with {row['ngl']} GPU layers "
+        f"({wanted:.1f} tok/s): {(low + high) / 2:.4g}\n"
     )
 
 

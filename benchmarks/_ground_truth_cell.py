@@ -159,8 +159,10 @@ def cell_main(spec: dict[str, Any]) -> int:
         if marker:
             sys.stderr.write(f"\n@@ TG {rep}\n")
             sys.stderr.flush()
-        tg_rate = _generation_run(llm, prompt[: max(1, depth)], int(spec["tg"]))
-        runs.append({"pp_tok_s": pp_rate, "tg_tok_s": tg_rate, **_memory("run")})
+        tg_rate, cpu_share = _generation_run(llm, prompt[: max(1, depth)], int(spec["tg"]))
+        runs.append(
+            {"pp_tok_s": pp_rate, "tg_tok_s": tg_rate, "tg_cpu_share": cpu_share, **_memory("run")}
+        )
     if spec["kind"] == "speed":
         runs = runs[1:]  # the first is a warm-up, as in llm-scout bench
     out["runs"] = runs
@@ -189,20 +191,27 @@ def _prompt_run(llm: Any, lc: Any, prompt: list[int]) -> float | None:
     return len(prompt) / seconds if seconds > 0 else None
 
 
-def _generation_run(llm: Any, prompt: list[int], n: int) -> float | None:
+def _generation_run(llm: Any, prompt: list[int], n: int) -> tuple[float | None, float | None]:
+    """(tokens/s, CPU share): the share is the process's CPU time over the wall time between
+    the first and the last token, per thread it runs (1.0: every llama.cpp thread had a core
+    all along; other work on the machine lowers it)."""
     llm.reset()
     stamps: list[float] = []
+    cpu: list[float] = []
     generator = llm.generate(prompt, **_sampling())
     try:
         for _token in generator:
             stamps.append(time.perf_counter())
+            cpu.append(time.process_time())
             if len(stamps) >= n:
                 break
     finally:
         generator.close()
     if len(stamps) < 2:
-        return None
-    return (len(stamps) - 1) / (stamps[-1] - stamps[0])
+        return None, None
+    wall = stamps[-1] - stamps[0]
+    threads = max(1, int(llm.context_params.n_threads))
+    return (len(stamps) - 1) / wall, (cpu[-1] - cpu[0]) / wall / threads
 
 
 def main(argv: list[str]) -> int:

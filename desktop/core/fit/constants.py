@@ -1,6 +1,6 @@
 """Every constant of the fit model, with where its value comes from.
 
-Each :class:`Constant` names a value as the code holds it (``speed.CPU_EFFICIENCY``,
+Each :class:`Constant` names a value as the code holds it (``speed.CPU_MEMORY_EFFICIENCY``,
 ``memory.Calibration.runtime_bytes``, ``speed.BLOCK_NODES['qwen3']``), its unit and meaning,
 and its source: the measurement file and rows it was fitted on, or the document (with its
 address) it was read from; how many data points it rests on and on which machine. ``basis``
@@ -41,6 +41,17 @@ MEMORY_FIT = (
     "512-32768 tokens, eight tiny-weight models with real tokenizers at 512 and 8192), listed "
     "in benchmarks/RESULTS.md 'CPU peak RSS'"
 )
+CPU_SPEED_FIT = (
+    f"{CPU_RUN}/cells.jsonl: the generation speed cells of the 'fit' shapes (dense-gqa-deep "
+    "at depth 0 and 4096, dense-gqa-wide, mha-phi3, swa-gemma2 at depth 0 and 4096, "
+    "moe-mixtral; F16, Q8_0, Q4_K_M), measured 2026-12-02 03:56-04:04 UTC with the machine's "
+    "other work stopped (each cell's tg_cpu_share 0.83-0.96), best of two interleaved rounds; "
+    "weighted least squares of the relative error over the nine CPU decode constants together "
+    "(benchmarks/fit_accuracy.py --gpu-only --fit-speed; design in "
+    "benchmarks/_fit_ground_truth.py cpu_design). Every model there fits in the VM's 504 MB "
+    "L3 cache, so compute bounds each cell (speed.cpu_stage)"
+)
+CPU_SPEED_POINTS = 21
 LOAD_FIT = MEMORY_FIT + "; the load terms on those whose load peak was above the run's RSS"
 
 
@@ -83,28 +94,81 @@ def _nodes(arch: str, value: int, note: str) -> Constant:
 
 CONSTANTS: tuple[Constant, ...] = (
     # ---------------------------------------------------------------- speed: fitted
+    *(
+        Constant(
+            f"speed.CPU_DECODE_RATE_PER_CORE[{kernel!r}]",
+            value,
+            "bytes/s per core",
+            f"rate at which one core runs llama.cpp's CPU kernel over a generated token's {what}",
+            "fitted",
+            CPU_SPEED_FIT,
+            CPU_SPEED_POINTS,
+            DEV_MACHINE,
+        )
+        for kernel, value, what in (
+            ("F16", 7.807e9, "F16 weights"),
+            ("Q8_0", 6.339e9, "Q8_0 weights"),
+            ("Q5_0", 5.430e9, "Q5_0 (and Q4_1, Q5_1) weights"),
+            ("Q6_K", 2.936e9, "Q6_K weights (and types with no row: Q3_K, Q5_K, i-quants)"),
+            (
+                "Q4_K",
+                34.98e9,
+                "Q4_K weights (repacked at load; also Q4_0, Q2_K, IQ4_NL). Q4_K and Q6_K come "
+                "together in every Q4_K_M file, so their split is the least certain of the fit",
+            ),
+        )
+    ),
+    *(
+        Constant(
+            f"speed.CPU_EXPERT_RATE_PER_CORE[{kernel!r}]",
+            value,
+            "bytes/s per core",
+            f"rate at which one core reads a MoE layer's active experts (MUL_MAT_ID) when the "
+            f"file's weights are {what}",
+            "fitted",
+            CPU_SPEED_FIT,
+            CPU_SPEED_POINTS,
+            DEV_MACHINE,
+        )
+        for kernel, value, what in (
+            ("F16", 8.181e9, "F16, BF16 or F32"),
+            ("quantized", 16.73e9, "quantized"),
+        )
+    ),
     Constant(
-        "speed.CPU_EFFICIENCY",
-        0.5713,
-        "fraction",
-        "share of the CPU's measured copy bandwidth a generated token's weight and KV reads get",
+        "speed.CPU_KV_RATE_PER_CORE",
+        11.46e9,
+        "bytes/s per core",
+        "rate at which one core reads the KV cache in use for a generated token",
         "fitted",
-        f"{CPU_RUN}/cells.jsonl: the speed cells of the 'fit' shapes (dense-gqa-deep at "
-        "depth 0 and 4096, dense-gqa-wide; F16, Q8_0, Q4_K_M), measured while the 1-minute load "
-        "stayed below 3 (2.2-2.5 with the cell's own two threads), best run; least squares "
-        "with CPU_NODE_S (benchmarks/fit_accuracy.py --gpu-only --fit-speed)",
-        9,
+        CPU_SPEED_FIT,
+        CPU_SPEED_POINTS,
         DEV_MACHINE,
     ),
     Constant(
+        "speed.CPU_MEMORY_EFFICIENCY",
+        0.7015,
+        "fraction",
+        "share of the CPU's measured copy bandwidth a generated token's reads get when what the "
+        "CPU holds is larger than its last-level cache (memory-bound)",
+        "fitted",
+        f"{H200} row 10 (llama-3.1-8b's shape, Q8_0, 16 of 32 layers on the GPU: 16 layers, "
+        "4.3 GB, on a 16-core Xeon host with a 300 MB L3), tokens/s converted to llm-scout "
+        "bench's; bisection for the figure that predicts it with the GPU constants "
+        "(benchmarks/fit_accuracy.py --gpu-only --fit-speed). The development VM cannot "
+        "measure it: every ground-truth model there fits in its 504 MB L3",
+        1,
+        H200_MACHINE + " (its 16-core host CPU)",
+    ),
+    Constant(
         "speed.CPU_NODE_S",
-        0.000004444,
+        0.000003618,
         "s per node",
         "fixed time of one compute node of the token's graph on the CPU (a barrier of "
         "llama.cpp's threads, small-op overheads)",
         "fitted",
-        f"{CPU_RUN}/cells.jsonl: as CPU_EFFICIENCY",
-        9,
+        CPU_SPEED_FIT,
+        CPU_SPEED_POINTS,
         DEV_MACHINE,
     ),
     Constant(
@@ -113,10 +177,34 @@ CONSTANTS: tuple[Constant, ...] = (
         "s per token",
         "per-token cost outside the graph (sampling, the generation loop)",
         "assumption",
-        f"{CPU_RUN}/cells.jsonl: as CPU_EFFICIENCY; not fitted (9 rows of two shapes cannot "
-        "tell it from the per-node term), kept at 0",
-        9,
+        f"{CPU_RUN}/cells.jsonl: as CPU_NODE_S; not fitted (the fit cells cannot tell it from "
+        "the per-node term), kept at 0",
+        CPU_SPEED_POINTS,
         DEV_MACHINE,
+    ),
+    *(
+        Constant(
+            f"speed.DECODE_KERNELS[{type_name!r}]",
+            kernel,
+            "rate entry",
+            f"{type_name} weights are read at the {kernel} kernel's rate",
+            "assumption",
+            why,
+        )
+        for type_name, kernel, why in (
+            ("F32", "F16", "not measured apart; the float kernels are alike"),
+            ("BF16", "F16", "not measured apart; the float kernels are alike"),
+            ("Q4_0", "Q4_K", "not measured; repacked on x86 like Q4_K (memory.REPACK_TYPES)"),
+            ("Q2_K", "Q4_K", "not measured; repacked on x86 like Q4_K (memory.REPACK_TYPES)"),
+            ("IQ4_NL", "Q4_K", "not measured; repacked on x86 like Q4_K (memory.REPACK_TYPES)"),
+            (
+                "Q4_1",
+                "Q5_0",
+                "not fitted on; a legacy block quant like Q5_0 (the SmolLM2 demo "
+                "is Q4_1 and held out)",
+            ),
+            ("Q5_1", "Q5_0", "not measured; a legacy block quant like Q5_0"),
+        )
     ),
     Constant(
         "speed.GPU_EFFICIENCY",
@@ -168,15 +256,15 @@ CONSTANTS: tuple[Constant, ...] = (
             "per physical core",
             "fitted",
             f"{CPU_RUN}/cells.jsonl: pp512 of the depth-0 speed cells of the 'fit' shapes "
-            "(quiet machine, as CPU_EFFICIENCY), best run; least squares over the three rates "
+            "(quiet machine, as CPU_NODE_S), best run; least squares over the three rates "
             "together (the attention at the F16 rate)",
-            6,
+            15,
             DEV_MACHINE,
         )
         for kernel, value, what in (
-            ("F16", 45.55e9, "F16 weights (and the attention)"),
-            ("Q8_0", 52.93e9, "Q8_0 weights"),
-            ("Q4_K", 59.9e9, "Q4_K_M's weights (Q4_K repacked, some Q6_K); every type not listed"),
+            ("F16", 45.26e9, "F16 weights (and the attention)"),
+            ("Q8_0", 50.86e9, "Q8_0 weights"),
+            ("Q4_K", 59.97e9, "Q4_K_M's weights (Q4_K repacked, some Q6_K); every type not listed"),
         )
     ),
     *(

@@ -7,12 +7,13 @@ from __future__ import annotations
 from desktop.core.fit import memory as fm
 from desktop.core.fit.place import Placement, Setup, host_expert_layers
 from desktop.core.fit.speed import (
-    CPU_EFFICIENCY,
+    CPU_KV_RATE_PER_CORE,
     CPU_NODE_S,
     CPU_PP_FLOPS_PER_CORE,
     GPU_EFFICIENCY,
     GPU_NODE_S,
     Stage,
+    cpu_stage,
     pp_kernel,
 )
 from desktop.core.fit.types import FitTarget
@@ -20,7 +21,9 @@ from desktop.core.fit.types import FitTarget
 
 def stages(setup: Setup, placement: Placement) -> list[Stage]:
     """What one generated token costs on each device (:mod:`~desktop.core.fit.speed`): the
-    weights and KV cache it reads there, and the graph nodes computed there."""
+    weights and KV cache it reads there, and the graph nodes computed there. The CPU reads its
+    weights, its active experts and its KV cache each at its own kernel's rate, bounded by
+    memory when they do not fit in its cache (:func:`~desktop.core.fit.speed.cpu_stage`)."""
     arch, lay, profile = setup.target.arch, setup.layout, setup.profile
     n_layers = arch.n_layers
     ngl = placement.n_gpu_layers if setup.devices else 0
@@ -28,8 +31,11 @@ def stages(setup: Setup, placement: Placement) -> list[Stage]:
     layers, used, tokens = lay.layer_prefix, lay.used_kv, setup.prompt_tokens
     moved = host_expert_layers(setup, first_gpu) if ngl else 0
     moved_read = moved * lay.expert_layer_bytes * lay.active_experts
-    cpu_bytes = layers[first_gpu] * lay.dense_share + used.range_bytes(tokens, 0, first_gpu)
-    cpu_bytes += moved_read
+    cpu_weights = layers[first_gpu] * lay.dense_share
+    moe_layers = max(0, first_gpu - lay.first_moe_layer)
+    cpu_experts = min(moe_layers * lay.expert_layer_bytes * lay.active_experts, cpu_weights)
+    cpu_experts += moved_read
+    cpu_kv = used.range_bytes(tokens, 0, first_gpu)
     cpu_nodes = first_gpu * lay.block_nodes + moved * lay.expert_nodes
     gpu_bytes = 0.0
     gpu_nodes = 0
@@ -41,14 +47,19 @@ def stages(setup: Setup, placement: Placement) -> list[Stage]:
         gpu_bytes += lay.out_read_bytes
         gpu_nodes += lay.outside_nodes
     else:
-        cpu_bytes += lay.out_read_bytes
+        cpu_weights += lay.out_read_bytes
         cpu_nodes += lay.outside_nodes
-    out = [
-        Stage(
-            int(cpu_bytes), profile.cpu.memory_bandwidth_gbps, CPU_EFFICIENCY,
-            cpu_nodes * CPU_NODE_S,
-        )
-    ]  # fmt: skip
+    cpu_other = cpu_weights + moved_read - cpu_experts
+    parts = [
+        (cpu_other, lay.cpu_weight_rate),
+        (cpu_experts, lay.cpu_expert_rate),
+        (cpu_kv, CPU_KV_RATE_PER_CORE),
+    ]
+    # What the CPU holds for a token (whether it stays in the cache): all its layers' weights,
+    # every expert included, the output matrix if it reads it, and the KV cache in use.
+    held = layers[first_gpu] + (cpu_weights - layers[first_gpu] * lay.dense_share) + cpu_kv
+    held += moved * lay.expert_layer_bytes
+    out = [cpu_stage(parts, held, profile.cpu, cpu_nodes * CPU_NODE_S)]
     if ngl:
         bandwidth = min(
             (d.gpu.bandwidth_gbps for d in setup.devices if d.gpu.bandwidth_gbps), default=None

@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from desktop.core.fit import memory as fm
-from desktop.core.fit.speed import block_nodes, expert_nodes, outside_nodes
+from desktop.core.fit.speed import (
+    block_nodes,
+    expert_nodes,
+    expert_rate,
+    outside_nodes,
+    weight_rate,
+)
 from desktop.core.fit.types import FitTarget, MemoryBreakdown
 from desktop.core.gguf import guess_tokenizer
 from desktop.core.hardware import GpuInfo, HardwareProfile
@@ -89,6 +95,8 @@ class Layout:
     block_nodes: int  # compute nodes per block for one token (speed.block_nodes)
     expert_nodes: int  # of those, the ones that run where the experts are
     outside_nodes: int
+    cpu_weight_rate: float  # speed.weight_rate of the target's weight types (bytes/s/core)
+    cpu_expert_rate: float  # speed.expert_rate: its active experts on the CPU
 
 
 @dataclass(frozen=True)
@@ -162,6 +170,8 @@ def make_setup(
         block_nodes=block_nodes(arch),
         expert_nodes=expert_nodes(arch),
         outside_nodes=outside_nodes(arch),
+        cpu_weight_rate=weight_rate(target.weight_types, target.quant),
+        cpu_expert_rate=expert_rate(target.weight_types, target.quant),
     )
     return Setup(
         target, profile, cache_type, flash_attn, swa_full, prompt_tokens, usable_gpus(profile),

@@ -32,12 +32,13 @@ from desktop.core.errors import FitError, HardwareError
 from desktop.core.fit import memory as fm
 from desktop.core.fit.place import VRAM_MARGIN_BYTES, Device, Setup, make_setup, place, split_layers
 from desktop.core.fit.speed import (
-    CPU_EFFICIENCY,
+    CPU_KV_RATE_PER_CORE,
     CPU_NODE_S,
     CPU_TOKEN_S,
     GPU_EFFICIENCY,
     GPU_NODE_S,
     Stage,
+    cpu_stage,
     roofline,
 )
 from desktop.core.fit.types import DEFAULT_PROMPT_TOKENS, FitTarget, MemoryBreakdown
@@ -516,15 +517,32 @@ def _speed(
     overhead = CPU_TOKEN_S
     for h in holders:
         start, stop = h.first_layer, h.first_layer + h.n_layers
-        n_bytes = (lay.layer_prefix[stop] - lay.layer_prefix[start]) * lay.dense_share
-        n_bytes += lay.used_kv.range_bytes(used, start, stop)
+        weights = (lay.layer_prefix[stop] - lay.layer_prefix[start]) * lay.dense_share
+        kv = lay.used_kv.range_bytes(used, start, stop)
         nodes = h.n_layers * lay.block_nodes
         if h.output:
-            n_bytes += lay.out_read_bytes
+            weights += lay.out_read_bytes
             nodes += lay.outside_nodes
-        gpu = h.processor == "gpu"
-        efficiency, node_s = (GPU_EFFICIENCY, GPU_NODE_S) if gpu else (CPU_EFFICIENCY, CPU_NODE_S)
-        stages.append(Stage(int(n_bytes), h.bandwidth_gbps, efficiency, nodes * node_s))
+        if h.processor == "gpu":
+            stages.append(
+                Stage(int(weights + kv), h.bandwidth_gbps, GPU_EFFICIENCY, nodes * GPU_NODE_S)
+            )
+            continue
+        # each read at its kernel's rate, as in decode.stages; another machine's CPU (an RPC
+        # server) by its bandwidth only
+        moe_layers = max(0, stop - max(start, lay.first_moe_layer))
+        experts = min(moe_layers * lay.expert_layer_bytes * lay.active_experts, weights)
+        parts = [
+            (weights - experts, lay.cpu_weight_rate),
+            (experts, lay.cpu_expert_rate),
+            (kv, CPU_KV_RATE_PER_CORE),
+        ]
+        held = lay.layer_prefix[stop] - lay.layer_prefix[start] + kv
+        held += lay.out_read_bytes if h.output else 0
+        remote = None if h.machine == LOCAL else h.bandwidth_gbps
+        stages.append(
+            cpu_stage(parts, held, setup.profile.cpu, nodes * CPU_NODE_S, bandwidth_gbps=remote)
+        )
     roof, without = roofline(stages, overhead)
     _, expected = roofline(stages, overhead + network_s)
     return expected, without, roof

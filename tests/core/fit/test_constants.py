@@ -52,7 +52,9 @@ def code_constants() -> dict[str, object]:
 def test_the_scan_finds_the_constants_the_model_uses() -> None:
     found = code_constants()
     for name in (
-        "speed.CPU_EFFICIENCY",
+        "speed.CPU_DECODE_RATE_PER_CORE['Q4_K']",
+        "speed.CPU_EXPERT_RATE_PER_CORE['quantized']",
+        "speed.CPU_MEMORY_EFFICIENCY",
         "speed.GPU_NODE_S",
         "speed.BLOCK_NODES['qwen3']",
         "place.STAGING_EXTRA_BYTES",

@@ -1,29 +1,30 @@
 """The fit against the CPU ground truth measured here (tests/fixtures/ground_truth/cpu-2core-dev,
-written by benchmarks/ground_truth.py): random-weight models of seven shapes and the two demo
+written by benchmarks/ground_truth.py): random-weight models of eight shapes and the two demo
 files, each load a fresh llama.cpp process.
 
 - Memory: the memory constants were fitted on other models (benchmarks/RESULTS.md), so every
   cell is held out: peak RSS within -5%..+10%.
-- Speed: the CPU constants (speed.py) are fitted on the shapes marked ``fit`` (two dense llama
-  shapes, 9 cells); those rows stay within the error the fit left (-10.6%..+31.7%: a regression
-  test of the fit), every other shape within 25% (held out). Only cells measured on a quiet
-  machine count (``fit_targets.quiet``); on the run committed, one held-out cell (mha-phi3 F16)
-  was: the machine was loaded (1-minute load 4-8 on 2 cores) when the others ran.
+- Speed: the CPU decode constants (speed.py) are fitted on the shapes marked ``fit`` (two dense
+  llama shapes, MHA phi3, sliding-window gemma2, a Mixtral-style MoE; 21 cells); those rows stay
+  within the error the fit left (-13.1%..+40.5%: a regression test of the fit), every other
+  shape (q/k norms, biases, a Qwen3-style MoE, the two demo files) within 25% (held out). Only
+  cells measured while llama.cpp's threads had the CPUs count (``fit_targets.quiet``).
 - The graph: llama.cpp's one-token graph has the node count the speed model uses.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from desktop.core.fit.speed import block_nodes, outside_nodes
-from tests.fixtures.fit_targets import GroundTruthRun, peak_rss, quiet, tg_rate
+from tests.fixtures.fit_targets import QUIET_SHARE, GroundTruthRun, peak_rss, quiet, tg_rate
 
 RUN = GroundTruthRun.load()
-# The fit rows' error when the constants were fitted (-10.6%..+31.7%), with 2 points of slack.
-FIT_BOUNDS = (-0.126, 0.337)
+# The fit rows' error when the constants were fitted (-13.1%..+40.5%), with 2 points of slack.
+FIT_BOUNDS = (-0.151, 0.425)
 
 
 def test_the_run_covers_the_shapes_and_records_its_machine() -> None:
@@ -59,9 +60,19 @@ def test_only_cells_of_a_quiet_machine_are_checked() -> None:
     checked = RUN.speed_cells()
     assert checked
     assert all(quiet(c) for c in checked)
-    loaded = [c for c in RUN.speed_cells(quiet_only=False) if not quiet(c)]
-    assert loaded  # this run has cells measured under load: the filter leaves them out
-    assert all(max(c["loadavg_before"][0], c["loadavg_after"][0]) >= 3.0 for c in loaded)
+    assert all(r["tg_cpu_share"] >= QUIET_SHARE for c in checked for r in c["runs"])
+    # Cells measured while other work ran: four without a CPU share, at a 1-minute load of 5-7
+    # (under-load/), and cells whose threads got 30-60% of the CPUs.
+    lines = (RUN.path / "under-load" / "cells.jsonl").read_text(encoding="utf-8").splitlines()
+    loaded = [json.loads(line) for line in lines if '"record": "cell"' in line]
+    assert loaded
+    assert not any(quiet(c) for c in loaded)
+    busy = {
+        "runs": [{"tg_tok_s": 5.7, "tg_cpu_share": 0.51}, {"tg_tok_s": 23, "tg_cpu_share": 0.9}]
+    }
+    assert not quiet(busy)  # one busy round makes the cell busy
+    calm = {"runs": [{"tg_tok_s": 99.0, "tg_cpu_share": 0.89}], "loadavg_before": [4.5]}
+    assert quiet(calm)  # the share is measured; the load average counts other programs' waits
 
 
 @pytest.mark.parametrize("key", sorted(RUN.census()))

@@ -18,15 +18,21 @@ from desktop.core.fit import FitTarget, estimate
 from desktop.core.fit import memory as fm
 from desktop.core.fit.place import STAGING_EXTRA_BYTES
 from desktop.core.fit.speed import (
-    CPU_EFFICIENCY,
+    CPU_DECODE_RATE_PER_CORE,
+    CPU_EXPERT_RATE_PER_CORE,
+    CPU_KV_RATE_PER_CORE,
+    CPU_MEMORY_EFFICIENCY,
     CPU_NODE_S,
     CPU_PP_FLOPS_PER_CORE,
     CPU_TOKEN_S,
     GPU_EFFICIENCY,
     GPU_NODE_S,
     block_nodes,
+    decode_kernel,
     outside_nodes,
     pp_kernel,
+    quant_kernel,
+    weight_rate,
 )
 from desktop.core.hardware import load_profile
 
@@ -50,7 +56,7 @@ def test_block_nodes_follow_the_architecture() -> None:
     assert outside_nodes(dense) == 6
 
 
-def test_cpu_time_per_token_is_bytes_at_efficiency_plus_nodes() -> None:
+def test_cpu_time_per_token_is_the_longer_of_compute_and_memory_plus_nodes() -> None:
     target = variant("qwen3-30b-a3b:Q4_K_M")
     profile = load_profile("h100-80gb")
     cpu = estimate(target, profile, n_ctx=4096, n_gpu_layers=0)
@@ -59,15 +65,85 @@ def test_cpu_time_per_token_is_bytes_at_efficiency_plus_nodes() -> None:
     bandwidth = profile.cpu.memory_bandwidth_gbps
     assert bandwidth is not None
     read = bandwidth * GB / cpu.roofline_tokens_per_s
-    nodes = 48 * block_nodes(target.arch) + 6
-    seconds = read / (bandwidth * GB * CPU_EFFICIENCY) + nodes * CPU_NODE_S + CPU_TOKEN_S
-    assert cpu.tokens_per_s == pytest.approx(1 / seconds)
     # The bytes: everything but the embeddings, with 8 of 128 experts' share, and the cache.
     layers = sum(target.layers())
-    experts = target.expert_bytes
-    active = layers - experts + experts * 8 / 128
+    experts = target.expert_bytes * 8 / 128
     kv = fm.kv_shape(target.arch, "f16").range_bytes(128, 0, 48)
-    assert read == pytest.approx(active + target.out_bytes() + kv, rel=1e-6)
+    assert read == pytest.approx(layers - target.expert_bytes + experts + target.out_bytes() + kv)
+    # Compute: the experts at the quantized MUL_MAT_ID rate, the rest at the mix of the file's
+    # weight types, the cache at its own rate, on every physical core; memory: every byte at
+    # CPU_MEMORY_EFFICIENCY of the bandwidth (17 GB do not fit in any cache).
+    cores = profile.cpu.physical_cores
+    other = read - experts - kv
+    compute = (
+        other / weight_rate(target.weight_types, target.quant)
+        + experts / CPU_EXPERT_RATE_PER_CORE["quantized"]
+        + kv / CPU_KV_RATE_PER_CORE
+    ) / cores
+    memory = read / (bandwidth * GB * CPU_MEMORY_EFFICIENCY)
+    nodes = 48 * block_nodes(target.arch) + 6
+    seconds = max(compute, memory) + nodes * CPU_NODE_S + CPU_TOKEN_S
+    assert cpu.tokens_per_s == pytest.approx(1 / seconds, rel=1e-6)
+
+
+def test_a_model_the_cache_holds_is_bound_by_compute_only() -> None:
+    """The ground truth's small models stay in the CPU's last-level cache and run faster than
+    memory would allow; the same model on a CPU whose cache is too small is memory-bound."""
+    target = variant("qwen2.5-0.5b-instruct:Q4_K_M")
+    base = load_profile("h100-80gb")
+    bandwidth = 10.0  # slow memory, so that memory is what bounds the uncached model
+    big_cache = replace(
+        base, cpu=replace(base.cpu, l3_bytes=2 * 1024**3, memory_bandwidth_gbps=bandwidth)
+    )
+    small_cache = replace(big_cache, cpu=replace(big_cache.cpu, l3_bytes=8 * 1024**2))
+    cached = estimate(target, big_cache, n_ctx=4096, n_gpu_layers=0)
+    uncached = estimate(target, small_cache, n_ctx=4096, n_gpu_layers=0)
+    assert cached.tokens_per_s
+    assert uncached.tokens_per_s
+    assert uncached.roofline_tokens_per_s
+    assert cached.roofline_tokens_per_s == uncached.roofline_tokens_per_s
+    assert cached.tokens_per_s > uncached.tokens_per_s
+    assert uncached.tokens_per_s < uncached.roofline_tokens_per_s  # never above the roofline
+    nodes = target.arch.n_layers * block_nodes(target.arch) + outside_nodes(target.arch)
+    read = bandwidth * GB / uncached.roofline_tokens_per_s
+    memory = read / (bandwidth * GB * CPU_MEMORY_EFFICIENCY)
+    assert 1 / uncached.tokens_per_s == pytest.approx(memory + nodes * CPU_NODE_S, rel=1e-6)
+
+
+def test_fewer_threads_compute_on_fewer_cores() -> None:
+    target = variant("qwen2.5-0.5b-instruct:Q4_K_M")
+    base = load_profile("h100-80gb")
+    cached = replace(base, cpu=replace(base.cpu, l3_bytes=2 * 1024**3))
+    every = estimate(target, cached, n_ctx=4096, n_gpu_layers=0)
+    one = estimate(target, cached, n_ctx=4096, n_gpu_layers=0, n_threads=1)
+    assert every.tokens_per_s
+    assert one.tokens_per_s
+    assert every.prompt_tokens_per_s
+    assert one.prompt_tokens_per_s
+    nodes = target.arch.n_layers * block_nodes(target.arch) + outside_nodes(target.arch)
+    fixed = nodes * CPU_NODE_S
+    # compute time scales with the cores: (1/one - fixed) = cores x (1/every - fixed)
+    cores = base.cpu.physical_cores
+    assert 1 / one.tokens_per_s - fixed == pytest.approx(cores * (1 / every.tokens_per_s - fixed))
+    assert every.prompt_tokens_per_s == pytest.approx(cores * one.prompt_tokens_per_s)
+
+
+def test_each_weight_type_reads_at_its_kernels_rate() -> None:
+    assert decode_kernel("q4_k") == "Q4_K"
+    assert decode_kernel("Q4_0") == "Q4_K"  # repacked on x86, like Q4_K
+    assert decode_kernel("Q4_1") == "Q5_0"
+    assert decode_kernel("BF16") == "F16"
+    assert decode_kernel("IQ3_S") == "Q6_K"  # no row: the slowest measured
+    assert quant_kernel("Q4_K_M") == "Q4_K"
+    assert quant_kernel("Q8_0") == "Q8_0"
+    assert quant_kernel("something") == "Q6_K"
+    rows = (("Q4_K", 300, 8), ("Q6_K", 100, 1))
+    mixed = weight_rate(rows, "Q4_K_M")
+    expected = 400 / (
+        300 / CPU_DECODE_RATE_PER_CORE["Q4_K"] + 100 / CPU_DECODE_RATE_PER_CORE["Q6_K"]
+    )
+    assert mixed == pytest.approx(expected)
+    assert weight_rate((), "Q8_0") == CPU_DECODE_RATE_PER_CORE["Q8_0"]
 
 
 def test_moe_is_slower_per_byte_than_dense_of_the_same_active_size() -> None:
