@@ -3483,7 +3483,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+76"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+81"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -3549,12 +3549,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
-        <location line="+165"/>
+        <location line="+168"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-159"/>
+        <location line="-162"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3565,12 +3565,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+6"/>
-        <location line="+196"/>
+        <location line="+199"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-190"/>
+        <location line="-193"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3590,7 +3590,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>加载 %1</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+14"/>
         <source>context</source>
         <translation>上下文</translation>
     </message>
@@ -5220,7 +5220,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>引擎已停止</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+101"/>
         <source>TTFT %1</source>
         <translation>首 token %1</translation>
     </message>
@@ -5243,7 +5243,22 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>MetricsPanel</name>
     <message>
-        <location line="-58"/>
+        <location line="-93"/>
+        <source>machine busy: not compared</source>
+        <translation>机器繁忙：不作比较</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>The machine was busy: other programs used %1 of the %2 CPUs during the answer, so its speed is not compared with the prediction and does not calibrate the estimates.</source>
+        <translation>机器当时很忙：回答期间其他程序占用了 %2 个 CPU 中的 %1 个，因此这次运行的速度不与预测比较，也不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The machine was busy: llama.cpp&apos;s threads got only %1 of the CPU time they could use, so its speed is not compared with the prediction and does not calibrate the estimates.</source>
+        <translation>机器当时很忙：llama.cpp 的线程只得到了可用 CPU 时间的 %1，因此这次运行的速度不与预测比较，也不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>under 1%</source>
         <translation>不到 1%</translation>
     </message>
