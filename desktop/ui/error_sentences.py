@@ -213,6 +213,19 @@ def sentence_templates() -> dict[str, str]:
     }
 
 
+_cache: tuple[str, dict[str, str]] | None = None
+
+
+def _templates() -> dict[str, str]:
+    """:func:`sentence_templates`, built once per language (a table of problem rows asks for
+    a sentence once per cell)."""
+    global _cache  # noqa: PLW0603  # one cache per process and language
+    language = QCoreApplication.translate("ErrorSentences", "library")
+    if _cache is None or _cache[0] != language:
+        _cache = (language, sentence_templates())
+    return _cache[1]
+
+
 def _translating() -> bool:
     """Whether a translation of these sentences is installed (the window is not in English)."""
     return QCoreApplication.translate("ErrorSentences", "library") != "library"
@@ -237,7 +250,7 @@ def translated(sentence: Sentence | None, english: str) -> str:
     every specific the core wrote)."""
     if sentence is None or not _translating():
         return english
-    template = sentence_templates().get(sentence.id)
+    template = _templates().get(sentence.id)
     if template is None:
         return english
     shown: dict[str, str] = {}
