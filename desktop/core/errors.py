@@ -6,6 +6,7 @@ into a translated sentence. A user never sees a traceback for bad input or a los
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -190,6 +191,12 @@ class Sentence:
 
     def __hash__(self) -> int:  # a problem row holding one is a dict key in the window
         return hash((self.id, tuple(sorted(self.params.items()))))
+
+
+def os_error_name(exc: OSError) -> str:
+    """The symbolic name of an OSError's errno (``"ENOSPC"``), "" when it has none: the value a
+    :class:`Sentence` carries beside the English ``reason`` so a front end can word it."""
+    return errno.errorcode.get(exc.errno, "") if exc.errno is not None else ""
 
 
 class ScoutError(Exception):

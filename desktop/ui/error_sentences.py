@@ -231,6 +231,29 @@ def _translating() -> bool:
     return QCoreApplication.translate("ErrorSentences", "library") != "library"
 
 
+def _os_reasons() -> dict[str, str]:
+    """An OSError's reason by its errno name (the ``errno`` value beside ``reason``): the
+    common ones; any other keeps the system's own words."""
+    denied = QCoreApplication.translate("ErrorSentences", "permission denied")
+    full = QCoreApplication.translate("ErrorSentences", "there is not enough disk space")
+    return {
+        "ENOENT": QCoreApplication.translate("ErrorSentences", "no such file or folder"),
+        "EACCES": denied,
+        "EPERM": denied,
+        "ENOSPC": full,
+        "EDQUOT": full,
+        "EROFS": QCoreApplication.translate("ErrorSentences", "the file system is read-only"),
+        "EIO": QCoreApplication.translate("ErrorSentences", "an input/output error"),
+        "EISDIR": QCoreApplication.translate("ErrorSentences", "it is a folder"),
+        "ENOTDIR": QCoreApplication.translate(
+            "ErrorSentences", "a part of the path is not a folder"
+        ),
+        "EBUSY": QCoreApplication.translate("ErrorSentences", "the device or file is busy"),
+        "ENAMETOOLONG": QCoreApplication.translate("ErrorSentences", "the file name is too long"),
+        "ELOOP": QCoreApplication.translate("ErrorSentences", "too many levels of links"),
+    }
+
+
 def _store_names() -> dict[str, str]:
     return {
         "library": QCoreApplication.translate("ErrorSentences", "library"),
@@ -260,6 +283,9 @@ def translated(sentence: Sentence | None, english: str) -> str:
             shown[key] = fmt.integer(value)
         else:
             shown[key] = stores.get(value, value) if key == "store" else str(value)
+    reason = _os_reasons().get(str(sentence.params.get("errno", "")))
+    if reason is not None and "reason" in shown:
+        shown["reason"] = reason  # the operating system's words, in the window's language
     # One pass, so that a value holding "{...}" (a file name) is never filled in again.
     text = _PLACEHOLDER.sub(lambda m: shown.get(m.group(1), m.group(0)), template)
     offset = sentence.params.get("offset")

@@ -2894,18 +2894,69 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>{store}数据库由更新版本的 LLM Scout 写入（架构 {version}，本版本只认识到 {known}）；请更新应用或把该文件移走。</translation>
     </message>
     <message>
-        <location line="+10"/>
-        <location line="+5"/>
+        <location line="+15"/>
+        <location line="+8"/>
+        <location line="+28"/>
         <source>library</source>
         <translation>模型库</translation>
     </message>
     <message>
+        <location line="-22"/>
+        <source>permission denied</source>
+        <translation>没有权限</translation>
+    </message>
+    <message>
         <location line="+1"/>
+        <source>there is not enough disk space</source>
+        <translation>磁盘空间不足</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no such file or folder</source>
+        <translation>没有这个文件或文件夹</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the file system is read-only</source>
+        <translation>文件系统是只读的</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>an input/output error</source>
+        <translation>输入/输出错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>it is a folder</source>
+        <translation>它是一个文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a part of the path is not a folder</source>
+        <translation>路径中有一部分不是文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the device or file is busy</source>
+        <translation>设备或文件正忙</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the file name is too long</source>
+        <translation>文件名太长</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>too many levels of links</source>
+        <translation>链接层数太多</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>history</source>
         <translation>历史记录</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+33"/>
         <source> (at byte %1)</source>
         <translation>（位于第 %1 字节）</translation>
     </message>

@@ -214,3 +214,25 @@ def test_every_broken_model_file_is_explained_in_chinese(
         assert cjk.search(sentence), (case, sentence)
         assert path.name in sentence, (case, sentence)
         assert error.message not in sentence, (case, sentence)
+
+
+def test_the_operating_systems_reason_is_worded_in_chinese_too(
+    qapp: QApplication, chinese: None, tmp_path: Path
+) -> None:
+    """A copy into a models "folder" that is a file: the system's "Not a directory" (ENOTDIR)
+    is said in Chinese inside the Chinese sentence; the CLI's English keeps the system's words."""
+    from desktop.core.library import Library
+
+    models = tmp_path / "models"
+    models.write_text("a file where the models folder should be", encoding="utf-8")
+    model = write_tiny(tmp_path / "tiny.gguf")
+    with (
+        Library(tmp_path / "library.db", models_dir=models) as library,
+        pytest.raises(LibraryError) as caught,
+    ):
+        library.import_file(model, copy=True)
+    error = caught.value
+    assert error.sentence is not None
+    assert error.sentence.params["errno"] == "ENOTDIR"
+    assert "Not a directory" in str(error)
+    assert describe(error)[1] == f"无法创建文件夹 {models / 'imported'}：路径中有一部分不是文件夹。"

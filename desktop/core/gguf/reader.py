@@ -35,7 +35,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any
 
-from desktop.core.errors import Sentence
+from desktop.core.errors import Sentence, os_error_name
 from desktop.core.gguf.arch import ModelArch
 from desktop.core.gguf.derive import derive_arch
 from desktop.core.gguf.format import (
@@ -259,7 +259,9 @@ def _unreadable(path: Path, exc: OSError) -> GGUFFileError:
     reason = exc.strerror or str(exc)
     return GGUFFileError(
         f"{path} cannot be read: {reason}",
-        sentence=Sentence("gguf.unreadable", {"path": str(path), "reason": reason}),
+        sentence=Sentence(
+            "gguf.unreadable", {"path": str(path), "reason": reason, "errno": os_error_name(exc)}
+        ),
     )
 
 

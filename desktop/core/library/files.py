@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
-from desktop.core.errors import Cancelled, LibraryError, Sentence
+from desktop.core.errors import Cancelled, LibraryError, Sentence, os_error_name
 from desktop.core.hashing import HASH_BLOCK, BytesCallback, StopCheck, sha256_file
 
 SPLIT_RE = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
@@ -102,7 +102,8 @@ def copy_parts(
             f"Cannot create the folder {dest_dir}: {exc.strerror}.",
             kind="library.copy_failed",
             sentence=Sentence(
-                "library.mkdir_failed", {"folder": str(dest_dir), "reason": str(exc.strerror)}
+                "library.mkdir_failed",
+                {"folder": str(dest_dir), "reason": str(exc.strerror), "errno": os_error_name(exc)},
             ),
         ) from exc
     dests = tuple(dest_dir / p.name for p in parts)
@@ -149,7 +150,9 @@ def copy_parts(
             kind="library.copy_failed",
             sentence=Sentence("library.copy_disk_full", where)
             if disk_full
-            else Sentence("library.copy_failed", {**where, "reason": reason}),
+            else Sentence(
+                "library.copy_failed", {**where, "reason": reason, "errno": os_error_name(exc)}
+            ),
         ) from exc
     if first_sha is None:
         first_sha = sha256_file(dests[0], on_bytes=on_bytes, should_stop=should_stop)

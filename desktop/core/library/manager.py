@@ -36,7 +36,7 @@ from types import TracebackType
 from typing import Any
 
 from desktop.core.catalog import Catalog
-from desktop.core.errors import GGUFError, LibraryError, Sentence
+from desktop.core.errors import GGUFError, LibraryError, Sentence, os_error_name
 from desktop.core.gguf import GGUFInfo, read_gguf_split
 from desktop.core.hashing import BytesCallback, StopCheck, sha256_file
 from desktop.core.library.files import (
@@ -354,7 +354,10 @@ class Library:
         except OSError as exc:
             reason = exc.strerror or str(exc)
             message = f"{cand.path} cannot be read: {reason}."
-            sentence = Sentence("library.unreadable", {"path": str(cand.path), "reason": reason})
+            sentence = Sentence(
+                "library.unreadable",
+                {"path": str(cand.path), "reason": reason, "errno": os_error_name(exc)},
+            )
             self._record_problem(cand, message, stat, state=state, sentence=sentence)
             return None
         entry = self._build_entry(cand, info, stat, sha=cand.sha256, source=source, state=state)
@@ -514,7 +517,10 @@ class Library:
             raise LibraryError(
                 f"{src} cannot be read: {reason}.",
                 kind="library.unreadable",
-                sentence=Sentence("library.unreadable", {"path": str(src), "reason": reason}),
+                sentence=Sentence(
+                    "library.unreadable",
+                    {"path": str(src), "reason": reason, "errno": os_error_name(exc)},
+                ),
             ) from exc
         real = dest_parts[0].resolve()
         cand = Candidate(dest_parts[0], "imported", real, dest_parts)
@@ -558,7 +564,8 @@ class Library:
                 raise LibraryError(
                     f"{file} cannot be deleted: {reason}.",
                     sentence=Sentence(
-                        "library.delete_failed", {"path": str(file), "reason": reason}
+                        "library.delete_failed",
+                        {"path": str(file), "reason": reason, "errno": os_error_name(exc)},
                     ),
                 ) from exc
             deleted.append(file)
@@ -595,7 +602,12 @@ class Library:
                 f"{entry.path} is missing: {exc.strerror}.",
                 kind="library.missing",
                 sentence=Sentence(
-                    "library.missing", {"path": str(entry.path), "reason": str(exc.strerror)}
+                    "library.missing",
+                    {
+                        "path": str(entry.path),
+                        "reason": str(exc.strerror),
+                        "errno": os_error_name(exc),
+                    },
                 ),
             ) from exc
         if (size, mtime_ns) != (entry.size_bytes, entry.mtime_ns):

@@ -24,7 +24,7 @@ from typing import Literal
 from desktop.core.catalog import Catalog, CatalogModel, Variant
 from desktop.core.demo import DemoModel
 from desktop.core.download import installed_path
-from desktop.core.errors import GGUFError, LibraryError, ScoutError, Sentence
+from desktop.core.errors import GGUFError, LibraryError, ScoutError, Sentence, os_error_name
 from desktop.core.fit import FitTarget
 from desktop.core.gguf import GGUFInfo, read_gguf_split
 from desktop.core.library.match import FileFacts, match_file
@@ -269,7 +269,10 @@ class ModelResolver:
                 known = LibraryError(
                     f"{path} cannot be read: {reason}.",
                     kind="library.unreadable",
-                    sentence=Sentence("library.unreadable", {"path": str(path), "reason": reason}),
+                    sentence=Sentence(
+                        "library.unreadable",
+                        {"path": str(path), "reason": reason, "errno": os_error_name(exc)},
+                    ),
                 )
             self._headers[path] = known
         if isinstance(known, ScoutError):

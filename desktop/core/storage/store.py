@@ -38,7 +38,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
-from desktop.core.errors import ScoutError, Sentence
+from desktop.core.errors import ScoutError, Sentence, os_error_name
 from desktop.core.storage.aside import SQLITE_SIDECARS, file_lock, held_elsewhere, keep_aside
 from desktop.core.storage.notices import StoreNotice, announce
 from desktop.core.storage.salvage import salvage
@@ -248,6 +248,7 @@ class _Shared:
                             "store": schema.name,
                             "path": str(path),
                             "reason": str(exc.strerror or exc),
+                            "errno": os_error_name(exc),
                         },
                     ),
                 ) from exc
