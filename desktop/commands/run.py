@@ -450,5 +450,16 @@ def _report_rows(
             ]
         )
     if prediction.tokens_per_s is not None:
-        rows.append(["predicted speed", f"{prediction.tokens_per_s:.1f} tokens/s"])
+        rows.append(
+            ["predicted speed", f"{prediction.tokens_per_s:.1f} tokens/s" + _compared(report)]
+        )
     return ["metric", "value"], rows
+
+
+def _compared(report: RunReport) -> str:
+    """How the measured speed compares with the prediction, as the window's error column says
+    it: a signed percent, or in words when the machine was busy (the percent says nothing)."""
+    if not report.speed_compared:
+        return " (the machine was busy: not compared with the prediction)"
+    error = report.speed_error_pct
+    return "" if error is None else f" ({error:+.1f}% vs measured)"

@@ -6,7 +6,9 @@ into a translated sentence. A user never sees a traceback for bad input or a los
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 #: Every ``kind`` the core raises or reports, with a short English title. Front ends key their
@@ -175,19 +177,47 @@ def is_fatal(kind: str) -> bool:
     return (kind if kind.startswith("engine.") else f"engine.{kind}") in FATAL_KINDS
 
 
+@dataclass(frozen=True)
+class Sentence:
+    """An error's sentence in a form a front end can translate: a message id and named values.
+
+    ``id`` (``"gguf.bad_magic"``) names one sentence; ``params`` fill its named placeholders
+    (file names, paths, counts). The English sentence (``str(error)``) stays what the CLI prints;
+    the window looks the id up in its own translated table and falls back to the English one.
+    """
+
+    id: str
+    params: Mapping[str, str | int] = field(default_factory=dict)
+
+    def __hash__(self) -> int:  # a problem row holding one is a dict key in the window
+        return hash((self.id, tuple(sorted(self.params.items()))))
+
+
+def os_error_name(exc: OSError) -> str:
+    """The symbolic name of an OSError's errno (``"ENOSPC"``), "" when it has none: the value a
+    :class:`Sentence` carries beside the English ``reason`` so a front end can word it."""
+    return errno.errorcode.get(exc.errno, "") if exc.errno is not None else ""
+
+
 class ScoutError(Exception):
     """Base of every error LLM Scout raises on purpose.
 
     ``kind`` is a short stable identifier (``"gguf.truncated"``, ``"download.gated"``) that
     front ends may map to their own wording; the message is a plain English sentence.
+    ``sentence``, where given, is the same sentence as a :class:`Sentence` a front end translates.
     """
 
     kind: str = "error"
+    sentence: Sentence | None = None
 
-    def __init__(self, message: str, *, kind: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, kind: str | None = None, sentence: Sentence | None = None
+    ) -> None:
         super().__init__(message)
         if kind is not None:
             self.kind = kind
+        if sentence is not None:
+            self.sentence = sentence
 
     @property
     def message(self) -> str:
@@ -210,14 +240,24 @@ class HardwareError(ScoutError):
 
 
 class GGUFError(ScoutError):
-    """A GGUF file could not be read. ``offset`` is the byte position where reading failed."""
+    """A GGUF file could not be read. ``offset`` is the byte position where reading failed
+    (also the ``offset`` value of its sentence, when there is one)."""
 
     kind = "gguf"
 
-    def __init__(self, message: str, *, offset: int | None = None, kind: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        offset: int | None = None,
+        kind: str | None = None,
+        sentence: Sentence | None = None,
+    ) -> None:
         if offset is not None:
             message = f"{message} (at byte {offset})"
-        super().__init__(message, kind=kind)
+            if sentence is not None:
+                sentence = Sentence(sentence.id, {**sentence.params, "offset": offset})
+        super().__init__(message, kind=kind, sentence=sentence)
         self.offset = offset
 
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from desktop.core import paths
 from desktop.core.errors import ScoutError
 from desktop.core.logs import LOG_FILE
+from desktop.ui.error_sentences import sentence_text
 from desktop.ui.error_texts import kind_titles
 
 log = logging.getLogger(__name__)
@@ -49,9 +50,10 @@ def title_for(kind: str) -> str:
 
 
 def describe(error: BaseException) -> tuple[str, str]:
-    """(title, sentence) for any error: a ScoutError's own, else a generic pair."""
+    """(title, sentence) for any error: a ScoutError's own (its sentence translated where the
+    core gave it as a :class:`~desktop.core.errors.Sentence`), else a generic pair."""
     if isinstance(error, ScoutError):
-        return title_for(error.kind), error.message
+        return title_for(error.kind), sentence_text(error)
     return title_for("error"), QCoreApplication.translate(
         "Errors", "An unexpected error happened; the log file has the details."
     )

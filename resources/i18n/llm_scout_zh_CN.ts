@@ -2055,7 +2055,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
     <name>ErrorKinds</name>
     <message>
         <location filename="../../desktop/ui/error_texts.py" line="+15"/>
-        <location filename="../../desktop/ui/errors.py" line="+35"/>
+        <location filename="../../desktop/ui/errors.py" line="+36"/>
         <source>Something went wrong</source>
         <translation>出错了</translation>
     </message>
@@ -2627,9 +2627,344 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
 </context>
 <context>
+    <name>ErrorSentences</name>
+    <message>
+        <location filename="../../desktop/ui/error_sentences.py" line="+26"/>
+        <source>{name} is not a GGUF file: it starts with &quot;{found}&quot; instead of GGUF</source>
+        <translation>{name} 不是 GGUF 文件：它以“{found}”开头，而不是 GGUF</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{name} is not a GGUF file: it starts with the bytes {found} instead of GGUF</source>
+        <translation>{name} 不是 GGUF 文件：它以字节 {found} 开头，而不是 GGUF</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} is empty (0 bytes)</source>
+        <translation>{name} 是空文件（0 字节）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{name} is cut short: it ends at byte {end}, before its header is complete</source>
+        <translation>{name} 不完整：文件在第 {end} 字节处就结束了，文件头还没有读完</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} is cut short: the data of tensor {tensor} would end at byte {end} but the file has only {size} bytes</source>
+        <translation>{name} 不完整：张量 {tensor} 的数据应到第 {end} 字节才结束，但文件只有 {size} 字节</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{name} is damaged: its GGUF header breaks the format</source>
+        <translation>{name} 已损坏：它的 GGUF 文件头不符合格式</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{name} uses tensor type {type} for {tensor}, which this version of the gguf package does not know</source>
+        <translation>{name} 的张量 {tensor} 使用类型 {type}，当前版本的 gguf 包不认识这种类型</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{name} is damaged: the data of tensor {tensor} overlaps the one before it, which llama.cpp refuses</source>
+        <translation>{name} 已损坏：张量 {tensor} 的数据与前一个张量重叠，llama.cpp 不接受这样的文件</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{name} is damaged: the data of tensor {tensor} leaves a gap after the one before it, which llama.cpp refuses</source>
+        <translation>{name} 已损坏：张量 {tensor} 的数据与前一个张量之间有空隙，llama.cpp 不接受这样的文件</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{name} uses GGUF version 1, which llama.cpp no longer reads</source>
+        <translation>{name} 使用 GGUF 第 1 版，llama.cpp 已不再支持读取</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{name} uses unknown GGUF version {version} (known: 2 and 3)</source>
+        <translation>{name} 使用未知的 GGUF 版本 {version}（已知版本：2 和 3）</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{name} is not a language model file: it has no {key} entry</source>
+        <translation>{name} 不是语言模型文件：其中没有 {key} 项</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{name} has a value under {key} that a model cannot have</source>
+        <translation>{name} 的 {key} 项的值不可能属于一个模型</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>There is no file at {path}</source>
+        <translation>{path} 处没有文件</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path} is a folder, not a GGUF file</source>
+        <translation>{path} 是文件夹，不是 GGUF 文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} is not a regular file</source>
+        <translation>{path} 不是普通文件</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} cannot be read: permission denied</source>
+        <translation>无法读取 {path}：没有权限</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} cannot be read: {reason}</source>
+        <translation>无法读取 {path}：{reason}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{name} is part {number} of {count} of a split model; read its first part</source>
+        <translation>{name} 是分卷模型 {count} 个分卷中的第 {number} 个；请读取它的第一个分卷</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{name} is the first of {count} parts of a split model, but its name does not end in {suffix}, so its other parts cannot be found</source>
+        <translation>{name} 是分卷模型 {count} 个分卷中的第一个，但文件名不以 {suffix} 结尾，因此找不到其他分卷</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The split model {name} has {count} parts but {part} is missing</source>
+        <translation>分卷模型 {name} 共有 {count} 个分卷，但缺少 {part}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{part} should be part {index} of {count} of {name}, but its header says part {said_number} of {said_count}</source>
+        <translation>{part} 应是 {name} 的第 {index} 个分卷（共 {count} 个），但它的文件头写的是第 {said_number} 个（共 {said_count} 个）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{part} should be part {index} of {count} of {name}, but its header says nothing about being a part</source>
+        <translation>{part} 应是 {name} 的第 {index} 个分卷（共 {count} 个），但它的文件头没有分卷信息</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The split model {name} holds the tensor {tensor} twice (again in {part})</source>
+        <translation>分卷模型 {name} 中张量 {tensor} 出现了两次（{part} 中又出现一次）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The split model {name} should hold {expected} tensors in all, but its {count} parts hold {found}</source>
+        <translation>分卷模型 {name} 应共有 {expected} 个张量，但它的 {count} 个分卷中共有 {found} 个</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{name} is part {number} of a split model; import its first part.</source>
+        <translation>{name} 是分卷模型的第 {number} 个分卷；请导入它的第一个分卷。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The split model {name} is incomplete: {part} is missing.</source>
+        <translation>分卷模型 {name} 不完整：缺少 {part}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Cannot create the folder {folder}: {reason}.</source>
+        <translation>无法创建文件夹 {folder}：{reason}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A different file named {name} is already in {folder}.</source>
+        <translation>{folder} 中已有一个同名但内容不同的文件 {name}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Copying {name} to {folder} failed: {reason}.</source>
+        <translation>将 {name} 复制到 {folder} 失败：{reason}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Copying {name} to {folder} failed: there is not enough disk space.</source>
+        <translation>将 {name} 复制到 {folder} 失败：磁盘空间不足。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>This library was opened without a models folder to copy into.</source>
+        <translation>打开这个模型库时没有指定可复制进去的模型文件夹。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>There is no file at {path}.</source>
+        <translation>{path} 处没有文件。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} is a folder; add folders with Add folder… (or `llm-scout library --add`).</source>
+        <translation>{path} 是文件夹；请用“添加文件夹…”添加文件夹（或 `llm-scout library --add`）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{path} cannot be read: {reason}.</source>
+        <translation>无法读取 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} cannot be deleted: {reason}.</source>
+        <translation>无法删除 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} is not in the library.</source>
+        <translation>{path} 不在模型库中。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} is missing: {reason}.</source>
+        <translation>{path} 不见了：{reason}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} is no longer a usable GGUF model.</source>
+        <translation>{path} 已不再是可用的 GGUF 模型。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{variant} is an {format} variant; llama.cpp runs GGUF files only.</source>
+        <translation>{variant} 是 {format} 版本；llama.cpp 只能运行 GGUF 文件。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{name} was not downloaded by LLM Scout into {folder}, so the app does not delete it; it can only be forgotten.</source>
+        <translation>{name} 不是 LLM Scout 下载到 {folder} 的，因此应用不会删除它，只能从列表中移除。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The split model {name} has {count} parts but part {parts} is missing.</source>
+        <translation>分卷模型 {name} 共有 {count} 个分卷，但缺少第 {parts} 个。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The file {path} is a link to a file that no longer exists.</source>
+        <translation>文件 {path} 是一个链接，指向的文件已不存在。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{path} is not a regular file.</source>
+        <translation>{path} 不是普通文件。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The Ollama model {name} points at a blob that is missing.</source>
+        <translation>Ollama 模型 {name} 指向的数据块（blob）不存在。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The Ollama manifest {path} cannot be read.</source>
+        <translation>无法读取 Ollama 清单 {path}。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The Ollama manifest {path} has no list of layers.</source>
+        <translation>Ollama 清单 {path} 中没有层列表。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The Ollama manifest {path} has an invalid model digest.</source>
+        <translation>Ollama 清单 {path} 中的模型摘要无效。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The {store} database {path} is busy: another program holds it; try again in a moment.</source>
+        <translation>{store}数据库 {path} 正被另一个程序占用；请稍后再试。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The {store} database {path} is damaged, and another LLM Scout process still has it open: close it, then try again.</source>
+        <translation>{store}数据库 {path} 已损坏，而另一个 LLM Scout 进程仍打开着它：请先关闭该进程，再重试。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>The {store} database {path} is damaged and cannot be moved aside: {reason}.</source>
+        <translation>{store}数据库 {path} 已损坏，且无法移到一旁：{reason}。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>The {store} database {path} is still damaged after it was replaced.</source>
+        <translation>{store}数据库 {path} 替换后仍然损坏。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>The {store} database was written by a newer LLM Scout (schema {version}, this version knows {known}); update the app or move the file away.</source>
+        <translation>{store}数据库由更新版本的 LLM Scout 写入（架构 {version}，本版本只认识到 {known}）；请更新应用或把该文件移走。</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <location line="+8"/>
+        <location line="+28"/>
+        <source>library</source>
+        <translation>模型库</translation>
+    </message>
+    <message>
+        <location line="-22"/>
+        <source>permission denied</source>
+        <translation>没有权限</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>there is not enough disk space</source>
+        <translation>磁盘空间不足</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>no such file or folder</source>
+        <translation>没有这个文件或文件夹</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>the file system is read-only</source>
+        <translation>文件系统是只读的</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>an input/output error</source>
+        <translation>输入/输出错误</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>it is a folder</source>
+        <translation>它是一个文件夹</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a part of the path is not a folder</source>
+        <translation>路径中有一部分不是文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the device or file is busy</source>
+        <translation>设备或文件正忙</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the file name is too long</source>
+        <translation>文件名太长</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>too many levels of links</source>
+        <translation>链接层数太多</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>history</source>
+        <translation>历史记录</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source> (at byte %1)</source>
+        <translation>（位于第 %1 字节）</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
-        <location filename="../../desktop/ui/errors.py" line="+20"/>
+        <location filename="../../desktop/ui/errors.py" line="+21"/>
         <source>An unexpected error happened; the log file has the details.</source>
         <translation>发生了意外错误；详情见日志文件。</translation>
     </message>
@@ -3199,7 +3534,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+76"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+81"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -3265,12 +3600,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
-        <location line="+165"/>
+        <location line="+168"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-159"/>
+        <location line="-162"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3281,12 +3616,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+6"/>
-        <location line="+196"/>
+        <location line="+199"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-190"/>
+        <location line="-193"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3306,7 +3641,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>加载 %1</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+14"/>
         <source>context</source>
         <translation>上下文</translation>
     </message>
@@ -3737,7 +4072,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>LibraryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/library_model.py" line="+170"/>
+        <location filename="../../desktop/ui/models/library_model.py" line="+171"/>
         <source>Name</source>
         <extracomment>The :class:`LibraryRow` of a row (any column). What the proxy sorts by: a number for numeric columns, lowercase text otherwise. Columns a problem row&apos;s sentence spans (from COL_ARCH).</extracomment>
         <translation>名称</translation>
@@ -3843,7 +4178,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>Not imported</source>
         <translation>未导入</translation>
     </message>
@@ -4936,7 +5271,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>引擎已停止</translation>
     </message>
     <message>
-        <location line="+68"/>
+        <location line="+101"/>
         <source>TTFT %1</source>
         <translation>首 token %1</translation>
     </message>
@@ -4959,7 +5294,22 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>MetricsPanel</name>
     <message>
-        <location line="-58"/>
+        <location line="-93"/>
+        <source>machine busy: not compared</source>
+        <translation>机器繁忙：不作比较</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>The machine was busy: other programs used %1 of the %2 CPUs during the answer, so its speed is not compared with the prediction and does not calibrate the estimates.</source>
+        <translation>机器当时很忙：回答期间其他程序占用了 %2 个 CPU 中的 %1 个，因此这次运行的速度不与预测比较，也不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>The machine was busy: llama.cpp&apos;s threads got only %1 of the CPU time they could use, so its speed is not compared with the prediction and does not calibrate the estimates.</source>
+        <translation>机器当时很忙：llama.cpp 的线程只得到了可用 CPU 时间的 %1，因此这次运行的速度不与预测比较，也不用于校准估算。</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>under 1%</source>
         <translation>不到 1%</translation>
     </message>

@@ -453,6 +453,13 @@ class RunReport:
         return error_pct(self.predicted_tokens_per_s, self.metrics.tokens_per_s)
 
     @property
+    def speed_compared(self) -> bool:
+        """Whether the measured speed is compared with the prediction: not for a run made
+        under contention (:attr:`busy_reason`), whose speed error (often hundreds of percent)
+        measures the machine's load, not the estimate. Front ends say so in words there."""
+        return self.busy_reason is None
+
+    @property
     def ram_error_pct(self) -> float | None:
         return error_pct(self.predicted_ram_bytes, self.rss_peak_bytes)
 
@@ -478,6 +485,7 @@ class RunReport:
             "tokens_per_s": m.tokens_per_s,
             "predicted_tokens_per_s": self.predicted_tokens_per_s,
             "speed_error_pct": self.speed_error_pct,
+            "speed_compared": self.speed_compared,
             "load_ms": self.load_ms,
             "rss_after_load_bytes": self.rss_after_load_bytes,
             "rss_peak_bytes": self.rss_peak_bytes,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from desktop.core.errors import Sentence
 from desktop.core.gguf.arch import ModelArch
 from desktop.core.gguf.format import (
     GGUFArraySummary,
@@ -79,12 +80,17 @@ class _Keys:
         self.offsets = offsets or {}
 
     def invalid(self, key: str, problem: str) -> GGUFFormatError:
-        return GGUFFormatError(f"{self.name} has {problem}", offset=self.offsets.get(key))
+        return GGUFFormatError(
+            f"{self.name} has {problem}",
+            offset=self.offsets.get(key),
+            sentence=Sentence("gguf.bad_entry", {"name": self.name, "key": key}),
+        )
 
     def _bad(self, key: str, value: Any, expected: str) -> GGUFFormatError:
         return GGUFFormatError(
             f"{self.name} has {_describe(value)} under {key} where {expected} belongs",
             offset=self.offsets.get(key),
+            sentence=Sentence("gguf.bad_entry", {"name": self.name, "key": key}),
         )
 
     def integer(self, key: str, default: int | None = None) -> int:
@@ -92,7 +98,8 @@ class _Keys:
         if value is None:
             if default is None:
                 raise GGUFNotAModelError(
-                    f"{self.name} is not a language model file: it has no {key} entry"
+                    f"{self.name} is not a language model file: it has no {key} entry",
+                    sentence=Sentence("gguf.no_entry", {"name": self.name, "key": key}),
                 )
             return default
         if isinstance(value, bool) or not isinstance(value, int):
@@ -229,7 +236,8 @@ def derive_arch(
     arch = keys.text("general.architecture")
     if not arch:
         raise GGUFNotAModelError(
-            f"{name} is not a language model file: it has no general.architecture entry"
+            f"{name} is not a language model file: it has no general.architecture entry",
+            sentence=Sentence("gguf.no_entry", {"name": name, "key": "general.architecture"}),
         )
     p = f"{arch}."
     n_layers = keys.integer(p + "block_count")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
-from desktop.core.errors import GGUFError
+from desktop.core.errors import GGUFError, Sentence
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
@@ -122,8 +122,9 @@ class GGUFRemoteError(GGUFError):
         offset: int | None = None,
         kind: str | None = None,
         status: int | None = None,
+        sentence: Sentence | None = None,
     ) -> None:
-        super().__init__(message, offset=offset, kind=kind)
+        super().__init__(message, offset=offset, kind=kind, sentence=sentence)
         self.status = status
 
 

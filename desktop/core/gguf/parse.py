@@ -34,6 +34,7 @@ import struct
 import sys
 from typing import Any
 
+from desktop.core.errors import Sentence
 from desktop.core.gguf.format import (
     DEFAULT_ALIGNMENT,
     FIXED_SIZE_TYPES,
@@ -105,7 +106,19 @@ class HeaderParser:
 
     def _truncated(self, what: str, at: int, end: int) -> GGUFTruncatedError:
         return GGUFTruncatedError(
-            f"{self._name} is cut short: it ends at byte {end} in the middle of {what}", offset=at
+            f"{self._name} is cut short: it ends at byte {end} in the middle of {what}",
+            offset=at,
+            sentence=Sentence("gguf.truncated", {"name": self._name, "end": end}),
+        )
+
+    def _corrupt(
+        self, message: str, at: int | None, sentence: Sentence | None = None
+    ) -> GGUFFormatError:
+        """A header that breaks the format: the English sentence says how; the sentence (unless
+        given) only that it is damaged (the specifics are byte-level facts for the log and the
+        CLI)."""
+        return GGUFFormatError(
+            message, offset=at, sentence=sentence or Sentence("gguf.corrupt", {"name": self._name})
         )
 
     def _need(self, n: int, what: str, at: int | None = None) -> None:
@@ -115,10 +128,10 @@ class HeaderParser:
             return
         at = self._pos if at is None else at
         if end > MAX_HEADER_BYTES:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} has an implausible header: {what} would end past "
                 f"{MAX_HEADER_BYTES // (1024 * 1024)} MiB",
-                offset=at,
+                at,
             )
         while len(self._buf) < end:
             have = len(self._buf)
@@ -154,14 +167,17 @@ class HeaderParser:
         ``what`` names the counted things ("tensors"); ``inside`` the item being read when the
         file turns out to be cut short (defaults to ``what``)."""
         if count > absurd:
-            raise GGUFFormatError(f"{self._name} is corrupt: it claims {count:,} {what}", offset=at)
+            raise self._corrupt(
+                f"{self._name} is corrupt: it claims {count:,} {what}",
+                at,
+            )
         remaining = self._remaining()
         if remaining is not None and count * min_item > remaining:
             if count * min_item > remaining + MAX_HEADER_BYTES:
-                raise GGUFFormatError(
+                raise self._corrupt(
                     f"{self._name} is corrupt: it claims {count:,} {what}, more than the "
                     f"{remaining:,} bytes left in the file could hold",
-                    offset=at,
+                    at,
                 )
             raise self._truncated(inside or what, at, self._src.size or 0)
 
@@ -169,10 +185,10 @@ class HeaderParser:
         """Refuse a count the rest of the file could hold but no real model has (see
         :data:`~desktop.core.gguf.format.MAX_TENSORS`)."""
         if count > cap:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} claims {count:,} {what}; real models have at most {real} "
                 f"(this reader takes up to {cap:,})",
-                offset=at,
+                at,
             )
 
     def _unpack(self, code: str, size: int, what: str) -> Any:
@@ -192,10 +208,10 @@ class HeaderParser:
         at = self._pos
         length = self._u64(f"the length of {what}")
         if length > limit:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: {what} claims to be {length:,} bytes long"
                 + ("" if limit == _ABSURD_STRING else f" (at most {limit:,})"),
-                offset=at,
+                at,
             )
         self._check_count(length, 1, f"bytes in {what}", _ABSURD_STRING, at, inside=what)
         self._need(length, what, at)
@@ -230,8 +246,9 @@ class HeaderParser:
         try:
             return bytes(self._buf[start:end]).decode("utf-8")
         except UnicodeDecodeError:
-            raise GGUFFormatError(
-                f"{self._name} is corrupt: {what} is not valid UTF-8 text", offset=at
+            raise self._corrupt(
+                f"{self._name} is corrupt: {what} is not valid UTF-8 text",
+                at,
             ) from None
 
     # -- values ----------------------------------------------------------------------------
@@ -245,17 +262,18 @@ class HeaderParser:
             return self._text(what)
         if vtype == VT_ARRAY:
             return self._array(what, 0, materialize=True)
-        raise GGUFFormatError(
-            f"{self._name} is corrupt: {what} has unknown type {vtype}", offset=at
+        raise self._corrupt(
+            f"{self._name} is corrupt: {what} has unknown type {vtype}",
+            at,
         )
 
     def _array(self, what: str, depth: int, *, materialize: bool) -> Any:
         """Read (or, with ``materialize=False``, skip) one array; long ones become summaries."""
         at = self._pos
         if depth >= MAX_ARRAY_DEPTH:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: {what} nests arrays more than {MAX_ARRAY_DEPTH} deep",
-                offset=at,
+                at,
             )
         item_type = self._u32(f"the item type of {what}")
         length = self._u64(f"the length of {what}")
@@ -267,9 +285,9 @@ class HeaderParser:
         elif item_type == VT_ARRAY:
             min_item = 12
         else:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: {what} holds items of unknown type {item_type}",
-                offset=at,
+                at,
             )
         self._check_count(length, min_item, f"items in {what}", _ABSURD_ARRAY, at, inside=what)
         first = self._pos
@@ -303,9 +321,9 @@ class HeaderParser:
         unpack and an addition; anything else goes through :meth:`_array`, which checks it
         and says what is wrong (a deeper level is skipped the same way)."""
         if count and depth >= MAX_ARRAY_DEPTH:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: {what} nests arrays more than {MAX_ARRAY_DEPTH} deep",
-                offset=self._pos,
+                self._pos,
             )
         head = struct.Struct(self._e + "IQ").unpack_from
         sizes = {vtype: size for vtype, (_code, size) in FIXED_SIZE_TYPES.items()}
@@ -348,10 +366,10 @@ class HeaderParser:
             length = struct.unpack_from(code, self._buf, pos)[0]
             if pos + 8 + length > len(self._buf):
                 if length > _ABSURD_STRING:
-                    raise GGUFFormatError(
+                    raise self._corrupt(
                         f"{self._name} is corrupt: item {index} of {what} claims to be "
                         f"{length:,} bytes long",
-                        offset=pos,
+                        pos,
                     )
                 item = f"item {index} of {what}"
                 self._check_count(length, 1, f"bytes in {item}", _ABSURD_STRING, pos, inside=item)
@@ -383,14 +401,19 @@ class HeaderParser:
     def parse(self) -> RawHeader:
         size = self._src.size
         if size == 0:
-            raise GGUFTruncatedError(f"{self._name} is empty (0 bytes)", offset=0)
+            raise GGUFTruncatedError(
+                f"{self._name} is empty (0 bytes)",
+                offset=0,
+                sentence=Sentence("gguf.empty", {"name": self._name}),
+            )
         self._need(4, "the GGUF magic number")
         magic = bytes(self._buf[0:4])
         if magic != GGUF_MAGIC:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is not a GGUF file: it starts with {_first_bytes(magic)} instead "
                 "of GGUF",
-                offset=0,
+                0,
+                _bad_magic(self._name, magic),
             )
         self._pos = 4
         version = self._u32("the format version")
@@ -402,11 +425,15 @@ class HeaderParser:
             version = struct.unpack(">I", struct.pack("<I", version))[0]
         if version == 1:
             raise GGUFVersionError(
-                f"{self._name} uses GGUF version 1, which llama.cpp no longer reads", offset=4
+                f"{self._name} uses GGUF version 1, which llama.cpp no longer reads",
+                offset=4,
+                sentence=Sentence("gguf.version_1", {"name": self._name}),
             )
         if version not in SUPPORTED_VERSIONS:
             raise GGUFVersionError(
-                f"{self._name} uses unknown GGUF version {version} (known: 2 and 3)", offset=4
+                f"{self._name} uses unknown GGUF version {version} (known: 2 and 3)",
+                offset=4,
+                sentence=Sentence("gguf.version", {"name": self._name, "version": version}),
             )
 
         at = self._pos
@@ -424,8 +451,9 @@ class HeaderParser:
             at = self._pos
             key = self._name_text(f"the key of metadata entry {index}", MAX_KEY_BYTES)
             if key in metadata:
-                raise GGUFFormatError(
-                    f"{self._name} is corrupt: the metadata key {key!r} appears twice", offset=at
+                raise self._corrupt(
+                    f"{self._name} is corrupt: the metadata key {key!r} appears twice",
+                    at,
                 )
             type_at = self._pos
             vtype = self._u32(f"the type of {key!r}")
@@ -439,9 +467,9 @@ class HeaderParser:
             or alignment <= 0
             or alignment & (alignment - 1)
         ):
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: general.alignment is {alignment!r}, not a power of two",
-                offset=value_offsets["general.alignment"],
+                value_offsets["general.alignment"],
             )
 
         tensors = self._tensor_infos(n_tensors, alignment)
@@ -522,16 +550,17 @@ class HeaderParser:
         what = f"tensor info {index}"
         name = self._name_text(f"the name of {what}", MAX_TENSOR_NAME_BYTES)
         if name in seen:
-            raise GGUFFormatError(
-                f"{self._name} is corrupt: the tensor {name!r} appears twice", offset=at
+            raise self._corrupt(
+                f"{self._name} is corrupt: the tensor {name!r} appears twice",
+                at,
             )
         dims_at = self._pos
         n_dims = self._u32(f"the dimension count of tensor {name!r}")
         if n_dims > MAX_DIMS:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: tensor {name!r} has {n_dims} dimensions "
                 f"(at most {MAX_DIMS})",
-                offset=dims_at,
+                dims_at,
             )
         shape: list[int] = []
         n_elements = 1
@@ -540,34 +569,38 @@ class HeaderParser:
             dim = self._u64(f"the shape of tensor {name!r}")
             n_elements *= dim
             if dim > _INT64_MAX or n_elements > _INT64_MAX:
-                raise GGUFFormatError(
+                raise self._corrupt(
                     f"{self._name} is corrupt: tensor {name!r} has an absurd shape",
-                    offset=dim_at,
+                    dim_at,
                 )
             shape.append(dim)
         type_at = self._pos
         ggml_type = self._u32(f"the type of tensor {name!r}")
         known = table.get(ggml_type)
         if known is None:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} uses tensor type {ggml_type} for {name!r}, "
                 "which this version of the gguf package does not know",
-                offset=type_at,
+                type_at,
+                Sentence(
+                    "gguf.unknown_tensor_type",
+                    {"name": self._name, "tensor": name, "type": ggml_type},
+                ),
             )
         type_name, block, block_bytes = known
         if shape and shape[0] % block:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: tensor {name!r} has a first dimension of "
                 f"{shape[0]}, not a multiple of the {type_name} block size {block}",
-                offset=dims_at,
+                dims_at,
             )
         offset_at = self._pos
         offset = self._u64(f"the data offset of tensor {name!r}")
         if offset % alignment:
-            raise GGUFFormatError(
+            raise self._corrupt(
                 f"{self._name} is corrupt: tensor {name!r} starts at data offset {offset}, "
                 f"not a multiple of the alignment {alignment}",
-                offset=offset_at,
+                offset_at,
             )
         n_bytes = n_elements // block * block_bytes
         return TensorInfo(name, tuple(shape), ggml_type, type_name, offset, n_bytes)
@@ -590,11 +623,14 @@ class HeaderParser:
                     if tensor.offset < expected
                     else "leaves a gap after the one before it"
                 )
-                raise GGUFFormatError(
+                raise self._corrupt(
                     f"{self._name} is corrupt: the data of tensor {tensor.name!r} starts at "
                     f"offset {tensor.offset:,} of the data section, where llama.cpp expects "
                     f"{expected:,} (it {relation})",
-                    offset=data_offset,
+                    data_offset,
+                    Sentence("gguf.tensor_overlap", {"name": self._name, "tensor": tensor.name})
+                    if tensor.offset < expected
+                    else Sentence("gguf.tensor_gap", {"name": self._name, "tensor": tensor.name}),
                 )
             expected += -(-tensor.n_bytes // alignment) * alignment
         size = self._src.size
@@ -609,6 +645,10 @@ class HeaderParser:
                     f"{self._name} is cut short: the data of tensor {tensor.name!r} would end "
                     f"at byte {end:,} but the file has only {size:,} bytes",
                     offset=size,
+                    sentence=Sentence(
+                        "gguf.truncated_data",
+                        {"name": self._name, "tensor": tensor.name, "end": end, "size": size},
+                    ),
                 )
 
     def _special_tokens(self, metadata: dict[str, Any]) -> dict[str, str]:
@@ -632,6 +672,13 @@ def parse_header(source: ByteSource, name: str, whole: mmap.mmap | None = None) 
 
     ``whole``: the complete file mapped in memory (then ``source`` is only asked for its size)."""
     return HeaderParser(source, name, whole).parse()
+
+
+def _bad_magic(name: str, magic: bytes) -> Sentence:
+    """The sentence of a file that does not start with GGUF: its first bytes as text, or in hex."""
+    if magic and all(32 <= b < 127 for b in magic):
+        return Sentence("gguf.bad_magic", {"name": name, "found": magic.decode("ascii")})
+    return Sentence("gguf.bad_magic_bytes", {"name": name, "found": magic.hex(" ")})
 
 
 def _first_bytes(magic: bytes) -> str:

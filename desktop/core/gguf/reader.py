@@ -35,6 +35,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any
 
+from desktop.core.errors import Sentence, os_error_name
 from desktop.core.gguf.arch import ModelArch
 from desktop.core.gguf.derive import derive_arch
 from desktop.core.gguf.format import (
@@ -207,21 +208,31 @@ def _one_file(raw: RawHeader, path: Path, display: str) -> GGUFInfo:
 def _read_raw(file_path: Path) -> tuple[RawHeader, str]:
     """The parsed header of a local file, and the name messages call it by."""
     display = file_path.name or str(file_path)
+    where = {"path": str(file_path)}
     try:
         mode = file_path.stat().st_mode
         if stat.S_ISDIR(mode):
-            raise GGUFFileError(f"{file_path} is a folder, not a GGUF file")
+            raise _is_folder(file_path)
         if not stat.S_ISREG(mode):  # a pipe or device would block or never end
-            raise GGUFFileError(f"{file_path} is not a regular file")
+            raise GGUFFileError(
+                f"{file_path} is not a regular file", sentence=Sentence("gguf.not_regular", where)
+            )
         handle = file_path.open("rb")
     except FileNotFoundError:
-        raise GGUFFileError(f"There is no file at {file_path}", kind="gguf.missing") from None
+        raise GGUFFileError(
+            f"There is no file at {file_path}",
+            kind="gguf.missing",
+            sentence=Sentence("gguf.missing", where),
+        ) from None
     except IsADirectoryError:
-        raise GGUFFileError(f"{file_path} is a folder, not a GGUF file") from None
+        raise _is_folder(file_path) from None
     except PermissionError:
-        raise GGUFFileError(f"{file_path} cannot be read: permission denied") from None
+        raise GGUFFileError(
+            f"{file_path} cannot be read: permission denied",
+            sentence=Sentence("gguf.permission", where),
+        ) from None
     except OSError as exc:
-        raise GGUFFileError(f"{file_path} cannot be read: {exc.strerror or exc}") from None
+        raise _unreadable(file_path, exc) from None
     with handle:
         try:
             size = os.fstat(handle.fileno()).st_size
@@ -232,9 +243,26 @@ def _read_raw(file_path: Path) -> tuple[RawHeader, str]:
             with mapped:
                 return parse_header(source, display, mapped), display
         except IsADirectoryError:
-            raise GGUFFileError(f"{file_path} is a folder, not a GGUF file") from None
+            raise _is_folder(file_path) from None
         except OSError as exc:
-            raise GGUFFileError(f"{file_path} cannot be read: {exc.strerror or exc}") from None
+            raise _unreadable(file_path, exc) from None
+
+
+def _is_folder(path: Path) -> GGUFFileError:
+    return GGUFFileError(
+        f"{path} is a folder, not a GGUF file",
+        sentence=Sentence("gguf.is_dir", {"path": str(path)}),
+    )
+
+
+def _unreadable(path: Path, exc: OSError) -> GGUFFileError:
+    reason = exc.strerror or str(exc)
+    return GGUFFileError(
+        f"{path} cannot be read: {reason}",
+        sentence=Sentence(
+            "gguf.unreadable", {"path": str(path), "reason": reason, "errno": os_error_name(exc)}
+        ),
+    )
 
 
 def _split_key(raw: RawHeader, key: str) -> int | None:
@@ -251,6 +279,9 @@ def _refuse_later_part(raw: RawHeader, display: str) -> None:
         raise GGUFSplitError(
             f"{display} is part {number + 1} of {count} of a split model; read its first part",
             kind="gguf.split_part",
+            sentence=Sentence(
+                "gguf.split_part", {"name": display, "number": number + 1, "count": count}
+            ),
         )
 
 
@@ -261,7 +292,10 @@ def split_part_path(first: Path, index: int, count: int) -> Path:
     if not first.name.endswith(suffix) or len(first.name) == len(suffix):
         raise GGUFSplitError(
             f"{first.name} is the first of {count} parts of a split model, but its name does "
-            f"not end in {suffix}, so its other parts cannot be found"
+            f"not end in {suffix}, so its other parts cannot be found",
+            sentence=Sentence(
+                "gguf.split_name", {"name": first.name, "count": count, "suffix": suffix}
+            ),
         )
     return first.with_name(f"{first.name[: -len(suffix)]}-{index:05d}-of-{count:05d}.gguf")
 
@@ -289,19 +323,27 @@ def read_gguf_split(path: str | os.PathLike[str]) -> GGUFInfo:
             raise GGUFSplitError(
                 f"The split model {display} has {count} parts but {part_path.name} is missing",
                 kind="gguf.split_missing",
+                sentence=Sentence(
+                    "gguf.split_missing", {"name": display, "count": count, "part": part_path.name}
+                ),
             )
         part, part_display = _read_raw(part_path)
         said = (_split_key(part, "split.no"), _split_key(part, "split.count"))
         if said != (index - 1, count):
             raise GGUFSplitError(
                 f"{part_display} should be part {index} of {count} of {display}, but its header "
-                f"says {_part_words(said)}"
+                f"says {_part_words(said)}",
+                sentence=_wrong_part(part_display, index, count, display, said),
             )
         for tensor in part.tensors:
             if tensor.name in names:
                 raise GGUFSplitError(
                     f"The split model {display} holds the tensor {tensor.name!r} twice "
-                    f"(again in {part_display})"
+                    f"(again in {part_display})",
+                    sentence=Sentence(
+                        "gguf.split_tensor_twice",
+                        {"name": display, "tensor": tensor.name, "part": part_display},
+                    ),
                 )
             names.add(tensor.name)
             tensors.append(replace(tensor, part=index - 1))
@@ -312,12 +354,28 @@ def read_gguf_split(path: str | os.PathLike[str]) -> GGUFInfo:
     if expected is not None and expected != len(tensors):
         raise GGUFSplitError(
             f"The split model {display} should hold {expected:,} tensors in all, "
-            f"but its {count} parts hold {len(tensors):,}"
+            f"but its {count} parts hold {len(tensors):,}",
+            sentence=Sentence(
+                "gguf.split_tensor_count",
+                {"name": display, "expected": expected, "count": count, "found": len(tensors)},
+            ),
         )
     whole = replace(raw, tensors=tuple(tensors), file_size=sum(part.file_size for part in parts))
     info = build_info(whole, str(first), display, tuple(parts))
     log.debug("read the %d GGUF headers of %s: %d tensors", count, first, len(tensors))
     return info
+
+
+def _wrong_part(
+    part: str, index: int, count: int, name: str, said: tuple[int | None, int | None]
+) -> Sentence:
+    params: dict[str, str | int] = {"part": part, "index": index, "count": count, "name": name}
+    number, said_count = said
+    if number is None or said_count is None:
+        return Sentence("gguf.split_not_a_part", params)
+    return Sentence(
+        "gguf.split_wrong_part", {**params, "said_number": number + 1, "said_count": said_count}
+    )
 
 
 def _part_words(said: tuple[int | None, int | None]) -> str:

@@ -25,10 +25,11 @@ from desktop.core.library.sources import (
     known_app_roots,
     scan_roots,
 )
-from desktop.core.library.store import LibraryEntry, LibraryProblem
+from desktop.core.library.store import MIGRATIONS, LibraryEntry, LibraryProblem
 
 __all__ = [
     "DEFAULT_QUANT",
+    "MIGRATIONS",
     "Library",
     "LibraryEntry",
     "LibraryProblem",

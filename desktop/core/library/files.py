@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
-from desktop.core.errors import Cancelled, LibraryError
+from desktop.core.errors import Cancelled, LibraryError, Sentence, os_error_name
 from desktop.core.hashing import HASH_BLOCK, BytesCallback, StopCheck, sha256_file
 
 SPLIT_RE = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
@@ -65,6 +65,7 @@ def split_parts(path: Path) -> tuple[Path, ...]:
         raise LibraryError(
             f"{path.name} is part {index} of a split model; import its first part.",
             kind="library.split_part",
+            sentence=Sentence("library.split_part", {"name": path.name, "number": index}),
         )
     parts = tuple(
         path.with_name(f"{match['stem']}-{i:05d}-of-{count:05d}.gguf") for i in range(1, count + 1)
@@ -74,6 +75,9 @@ def split_parts(path: Path) -> tuple[Path, ...]:
         raise LibraryError(
             f"The split model {match['stem']} is incomplete: {absent[0]} is missing.",
             kind="library.split_incomplete",
+            sentence=Sentence(
+                "library.split_incomplete", {"name": match["stem"], "part": absent[0]}
+            ),
         )
     return parts
 
@@ -95,7 +99,12 @@ def copy_parts(
         dest_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise LibraryError(
-            f"Cannot create the folder {dest_dir}: {exc.strerror}.", kind="library.copy_failed"
+            f"Cannot create the folder {dest_dir}: {exc.strerror}.",
+            kind="library.copy_failed",
+            sentence=Sentence(
+                "library.mkdir_failed",
+                {"folder": str(dest_dir), "reason": str(exc.strerror), "errno": os_error_name(exc)},
+            ),
         ) from exc
     dests = tuple(dest_dir / p.name for p in parts)
     first_sha: str | None = None
@@ -112,6 +121,9 @@ def copy_parts(
                 raise LibraryError(
                     f"A different file named {dest.name} is already in {dest_dir}.",
                     kind="library.exists",
+                    sentence=Sentence(
+                        "library.exists", {"name": dest.name, "folder": str(dest_dir)}
+                    ),
                 )
     temps: list[tuple[Path, Path]] = []
     try:
@@ -130,14 +142,17 @@ def copy_parts(
     except OSError as exc:
         for tmp, _dest in temps:
             tmp.unlink(missing_ok=True)
-        reason = (
-            "there is not enough disk space"
-            if exc.errno in (errno.ENOSPC, errno.EDQUOT)
-            else exc.strerror or str(exc)
-        )
+        disk_full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        reason = "there is not enough disk space" if disk_full else exc.strerror or str(exc)
+        where = {"name": parts[0].name, "folder": str(dest_dir)}
         raise LibraryError(
             f"Copying {parts[0].name} to {dest_dir} failed: {reason}.",
             kind="library.copy_failed",
+            sentence=Sentence("library.copy_disk_full", where)
+            if disk_full
+            else Sentence(
+                "library.copy_failed", {**where, "reason": reason, "errno": os_error_name(exc)}
+            ),
         ) from exc
     if first_sha is None:
         first_sha = sha256_file(dests[0], on_bytes=on_bytes, should_stop=should_stop)

@@ -36,7 +36,7 @@ from types import TracebackType
 from typing import Any
 
 from desktop.core.catalog import Catalog
-from desktop.core.errors import GGUFError, LibraryError
+from desktop.core.errors import GGUFError, LibraryError, Sentence, os_error_name
 from desktop.core.gguf import GGUFInfo, read_gguf_split
 from desktop.core.hashing import BytesCallback, StopCheck, sha256_file
 from desktop.core.library.files import (
@@ -206,6 +206,7 @@ class Library:
             raise LibraryError(
                 "This library was opened without a models folder to copy into.",
                 kind="library.no_models_dir",
+                sentence=Sentence("library.no_models_dir"),
             )
         return self._models_dir
 
@@ -235,7 +236,9 @@ class Library:
                 RootReport(root.source, root.path, root.path.is_dir(), len(discovery.candidates))
             )
             layout_problems = [
-                LibraryProblem(p.path, p.source, p.message, "library.layout", state.now, state.now)
+                LibraryProblem(
+                    p.path, p.source, p.message, "library.layout", state.now, state.now, p.sentence
+                )
                 for p in discovery.problems
             ]
             for problem in layout_problems:
@@ -344,11 +347,18 @@ class Library:
         try:
             info = self._reader(cand.parts[0])
         except GGUFError as exc:
-            self._record_problem(cand, exc.message, stat, state=state, kind=exc.kind)
+            self._record_problem(
+                cand, exc.message, stat, state=state, kind=exc.kind, sentence=exc.sentence
+            )
             return None
         except OSError as exc:
-            message = f"{cand.path} cannot be read: {exc.strerror or exc}."
-            self._record_problem(cand, message, stat, state=state)
+            reason = exc.strerror or str(exc)
+            message = f"{cand.path} cannot be read: {reason}."
+            sentence = Sentence(
+                "library.unreadable",
+                {"path": str(cand.path), "reason": reason, "errno": os_error_name(exc)},
+            )
+            self._record_problem(cand, message, stat, state=state, sentence=sentence)
             return None
         entry = self._build_entry(cand, info, stat, sha=cand.sha256, source=source, state=state)
         self._store.put_entry(entry, real_path=cand.real_path)
@@ -362,9 +372,10 @@ class Library:
         *,
         state: _ScanState | None,
         kind: str = "library.unreadable",
+        sentence: Sentence | None = None,
     ) -> None:
         now = state.now if state is not None else time.time()
-        problem = LibraryProblem(cand.path, cand.source, message, kind, now, now)
+        problem = LibraryProblem(cand.path, cand.source, message, kind, now, now, sentence)
         if state is not None:
             state.problems.append(problem)
         self._store.put_problem(
@@ -476,11 +487,16 @@ class Library:
         """
         src = Path(path).expanduser().absolute()
         if not src.exists():
-            raise LibraryError(f"There is no file at {src}.", kind="library.not_found")
+            raise LibraryError(
+                f"There is no file at {src}.",
+                kind="library.not_found",
+                sentence=Sentence("library.not_found", {"path": str(src)}),
+            )
         if src.is_dir():
             raise LibraryError(
                 f"{src} is a folder; add folders with `llm-scout library --add`.",
                 kind="library.is_dir",
+                sentence=Sentence("library.is_dir", {"path": str(src)}),
             )
         parts = split_parts(src)
         try:
@@ -497,8 +513,14 @@ class Library:
                 sha = sha256_file(src, on_bytes=on_bytes, should_stop=should_stop)
             size, mtime_ns = stat_parts(dest_parts)
         except OSError as exc:
+            reason = exc.strerror or str(exc)
             raise LibraryError(
-                f"{src} cannot be read: {exc.strerror or exc}.", kind="library.unreadable"
+                f"{src} cannot be read: {reason}.",
+                kind="library.unreadable",
+                sentence=Sentence(
+                    "library.unreadable",
+                    {"path": str(src), "reason": reason, "errno": os_error_name(exc)},
+                ),
             ) from exc
         real = dest_parts[0].resolve()
         cand = Candidate(dest_parts[0], "imported", real, dest_parts)
@@ -538,7 +560,14 @@ class Library:
                 file.unlink(missing_ok=True)
                 record.unlink(missing_ok=True)
             except OSError as exc:
-                raise LibraryError(f"{file} cannot be deleted: {exc.strerror or exc}.") from exc
+                reason = exc.strerror or str(exc)
+                raise LibraryError(
+                    f"{file} cannot be deleted: {reason}.",
+                    sentence=Sentence(
+                        "library.delete_failed",
+                        {"path": str(file), "reason": reason, "errno": os_error_name(exc)},
+                    ),
+                ) from exc
             deleted.append(file)
             _remove_empty_folders(file.parent, root)
             _remove_empty_folders(record.parent, root / DOWNLOADS_SUBDIR)
@@ -559,14 +588,27 @@ class Library:
         ``on_bytes``/``should_stop`` as for :meth:`import_file`."""
         entry = self.entry(path)
         if entry is None:
-            raise LibraryError(f"{path} is not in the library.", kind="library.unknown")
+            raise LibraryError(
+                f"{path} is not in the library.",
+                kind="library.unknown",
+                sentence=Sentence("library.unknown", {"path": str(path)}),
+            )
         if entry.sha256 is not None:
             return entry
         try:
             size, mtime_ns = stat_parts(entry.parts)
         except OSError as exc:
             raise LibraryError(
-                f"{entry.path} is missing: {exc.strerror}.", kind="library.missing"
+                f"{entry.path} is missing: {exc.strerror}.",
+                kind="library.missing",
+                sentence=Sentence(
+                    "library.missing",
+                    {
+                        "path": str(entry.path),
+                        "reason": str(exc.strerror),
+                        "errno": os_error_name(exc),
+                    },
+                ),
             ) from exc
         if (size, mtime_ns) != (entry.size_bytes, entry.mtime_ns):
             cand = Candidate(
@@ -579,7 +621,10 @@ class Library:
             )
             read = self._read_entry(cand, (size, mtime_ns), state=None, source=entry.source)
             if read is None:
-                raise LibraryError(f"{entry.path} is no longer a usable GGUF model.")
+                raise LibraryError(
+                    f"{entry.path} is no longer a usable GGUF model.",
+                    sentence=Sentence("library.unusable", {"path": str(entry.path)}),
+                )
             return self.ensure_sha256(path, on_bytes=on_bytes, should_stop=should_stop)
         sha = sha256_file(entry.path, on_bytes=on_bytes, should_stop=should_stop)
         catalog = self._catalog

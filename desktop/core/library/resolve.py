@@ -24,7 +24,7 @@ from typing import Literal
 from desktop.core.catalog import Catalog, CatalogModel, Variant
 from desktop.core.demo import DemoModel
 from desktop.core.download import installed_path
-from desktop.core.errors import GGUFError, LibraryError, ScoutError
+from desktop.core.errors import GGUFError, LibraryError, ScoutError, Sentence, os_error_name
 from desktop.core.fit import FitTarget
 from desktop.core.gguf import GGUFInfo, read_gguf_split
 from desktop.core.library.match import FileFacts, match_file
@@ -78,6 +78,10 @@ class ResolvedModel:
                 f"{self.variant.id} is an {self.variant.format.upper()} variant; llama.cpp runs "
                 "GGUF files only.",
                 kind="library.unsupported_format",
+                sentence=Sentence(
+                    "library.unsupported_format",
+                    {"variant": self.variant.id, "format": self.variant.format.upper()},
+                ),
             )
         if self.path is not None:
             return self.path
@@ -261,8 +265,14 @@ class ModelResolver:
             except GGUFError as exc:
                 known = exc
             except OSError as exc:
+                reason = exc.strerror or str(exc)
                 known = LibraryError(
-                    f"{path} cannot be read: {exc.strerror or exc}.", kind="library.unreadable"
+                    f"{path} cannot be read: {reason}.",
+                    kind="library.unreadable",
+                    sentence=Sentence(
+                        "library.unreadable",
+                        {"path": str(path), "reason": reason, "errno": os_error_name(exc)},
+                    ),
                 )
             self._headers[path] = known
         if isinstance(known, ScoutError):

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from desktop.core.errors import LibraryError
+from desktop.core.errors import LibraryError, Sentence
 from desktop.core.library.files import SPLIT_RE
 
 log = logging.getLogger(__name__)
@@ -87,11 +87,13 @@ class Candidate:
 
 @dataclass(frozen=True)
 class SourceProblem:
-    """Something wrong in a source's layout, as one plain sentence."""
+    """Something wrong in a source's layout, as one plain sentence (and as a
+    :class:`~desktop.core.errors.Sentence` a front end translates)."""
 
     path: Path
     source: Source
     message: str
+    sentence: Sentence | None = None
 
 
 @dataclass(frozen=True)
@@ -114,8 +116,8 @@ class _Collector:
     candidates: list[Candidate] = field(default_factory=list)
     problems: list[SourceProblem] = field(default_factory=list)
 
-    def problem(self, path: Path, message: str) -> None:
-        self.problems.append(SourceProblem(path, self.source, message))
+    def problem(self, path: Path, message: str, sentence: Sentence | None = None) -> None:
+        self.problems.append(SourceProblem(path, self.source, message, sentence))
 
     def result(self) -> Discovery:
         """The candidates, one per real file (the first path that reached it wins)."""
@@ -164,6 +166,9 @@ def _group_split(paths: Iterable[Path], out: _Collector) -> list[tuple[Path, tup
             out.problem(
                 parent / f"{stem}-{1:05d}-of-{count:05d}.gguf",
                 f"The split model {stem} has {count} parts but part {shown} is missing.",
+                Sentence(
+                    "library.split_parts_missing", {"name": stem, "count": count, "parts": shown}
+                ),
             )
             continue
         ordered = tuple(found[i] for i in range(1, count + 1))
@@ -176,10 +181,18 @@ def _resolve(path: Path, out: _Collector) -> Path | None:
     try:
         real = path.resolve(strict=True)
     except (OSError, RuntimeError):
-        out.problem(path, f"The file {path} is a link to a file that no longer exists.")
+        out.problem(
+            path,
+            f"The file {path} is a link to a file that no longer exists.",
+            Sentence("library.dangling_link", {"path": str(path)}),
+        )
         return None
     if not real.is_file():
-        out.problem(path, f"{path} is not a regular file.")
+        out.problem(
+            path,
+            f"{path} is not a regular file.",
+            Sentence("library.not_regular", {"path": str(path)}),
+        )
         return None
     return real
 
@@ -271,22 +284,23 @@ def downloaded_files(path: Path, models_dir: Path) -> tuple[tuple[Path, Path], .
     """
     root = models_dir.expanduser().absolute()
     file = Path(path).expanduser().absolute()
-    refuse = (
+    refuse = LibraryError(
         f"{file.name} was not downloaded by LLM Scout into {root}, so the app does not delete "
-        "it; it can only be forgotten."
+        "it; it can only be forgotten.",
+        sentence=Sentence("library.not_downloaded", {"name": file.name, "folder": str(root)}),
     )
     try:
         rel = file.relative_to(root)
     except ValueError:
-        raise LibraryError(refuse) from None
+        raise refuse from None
     if len(rel.parts) < 3 or rel.parts[0] in (DOWNLOADS_SUBDIR, IMPORTED_SUBDIR):
-        raise LibraryError(refuse)
+        raise refuse
     if ".." in rel.parts or file.is_symlink() or not file.is_file():
-        raise LibraryError(refuse)
+        raise refuse
     try:
         file.parent.resolve().relative_to(root.resolve())
     except (OSError, ValueError):
-        raise LibraryError(refuse) from None
+        raise refuse from None
     parts = [file]
     match = SPLIT_RE.match(file.name)
     if match is not None:
@@ -300,9 +314,9 @@ def downloaded_files(path: Path, models_dir: Path) -> tuple[tuple[Path, Path], .
             data = json.loads(record.read_text(encoding="utf-8"))
             size = part.stat().st_size
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            raise LibraryError(refuse) from None
+            raise refuse from None
         if part.is_symlink() or not isinstance(data, dict) or data.get("size") != size:
-            raise LibraryError(refuse)
+            raise refuse
         pairs.append((part, record))
     return tuple(pairs)
 
@@ -386,6 +400,7 @@ def scan_ollama(root: Path) -> Discovery:
             out.problem(
                 root / "blobs" / f"sha256-{hex_digest}",
                 f"The Ollama model {tags[0]} points at a blob that is missing.",
+                Sentence("library.ollama_blob_missing", {"name": tags[0]}),
             )
             continue
         real = _resolve(blob, out)
@@ -421,11 +436,19 @@ def _model_digest(manifest: Path, out: _Collector) -> str | None:
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        out.problem(manifest, f"The Ollama manifest {manifest} cannot be read ({exc}).")
+        out.problem(
+            manifest,
+            f"The Ollama manifest {manifest} cannot be read ({exc}).",
+            Sentence("library.ollama_manifest_unreadable", {"path": str(manifest)}),
+        )
         return None
     layers = data.get("layers") if isinstance(data, dict) else None
     if not isinstance(layers, list):
-        out.problem(manifest, f"The Ollama manifest {manifest} has no list of layers.")
+        out.problem(
+            manifest,
+            f"The Ollama manifest {manifest} has no list of layers.",
+            Sentence("library.ollama_manifest_no_layers", {"path": str(manifest)}),
+        )
         return None
     for layer in layers:
         if isinstance(layer, dict) and layer.get("mediaType") == OLLAMA_MODEL_LAYER:
@@ -436,7 +459,11 @@ def _model_digest(manifest: Path, out: _Collector) -> str | None:
                 and _SHA256_RE.match(digest[7:])
             ):
                 return digest
-            out.problem(manifest, f"The Ollama manifest {manifest} has an invalid model digest.")
+            out.problem(
+                manifest,
+                f"The Ollama manifest {manifest} has an invalid model digest.",
+                Sentence("library.ollama_manifest_bad_digest", {"path": str(manifest)}),
+            )
             return None
     # Manifests without a model layer (adapters only, embeddings stores) are not models.
     log.debug("Ollama manifest %s has no model layer", manifest)

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from desktop.core.errors import LibraryError
+from desktop.core.errors import LibraryError, Sentence
 from desktop.core.storage import Schema, Store
 
 log = logging.getLogger(__name__)
@@ -65,9 +65,15 @@ CREATE TABLE files (
 CREATE INDEX files_real_path ON files(real_path);
 """
 
+#: A problem's sentence as an id and values (JSON, see :func:`_sentence_json`), so that the
+#: window can say it in its own language.
+_V2 = """
+ALTER TABLE files ADD COLUMN problem_sentence TEXT;
+"""
+
 #: Schema scripts in order; the database's ``user_version`` counts those applied. Append a new
 #: script to change the schema; never edit one that has shipped.
-MIGRATIONS: tuple[str, ...] = (_V1,)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 
 
 def _legacy_version(conn: sqlite3.Connection) -> int | None:
@@ -80,8 +86,14 @@ def _legacy_version(conn: sqlite3.Connection) -> int | None:
         return None
     row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
     version = int(row[0]) if row is not None and row[0] is not None else 1
-    if version <= len(MIGRATIONS):
-        conn.execute("DROP TABLE schema_version")
+    if version > 1:  # that scheme only ever wrote 1: a later number is a newer app's file
+        raise LibraryError(
+            f"The library database was written by a newer LLM Scout (its schema_version table "
+            f"says {version}, this version knows 1 there); update the app or move the file away.",
+            kind="library.newer",
+            sentence=Sentence("store.newer", {"store": "library", "version": version, "known": 1}),
+        )
+    conn.execute("DROP TABLE schema_version")
     return version
 
 
@@ -149,7 +161,9 @@ class LibraryEntry:
 
 @dataclass(frozen=True)
 class LibraryProblem:
-    """A file that looked like a model but is not usable, with the reader's sentence."""
+    """A file that looked like a model but is not usable, with the reader's sentence (and that
+    sentence as a :class:`~desktop.core.errors.Sentence` for a front end to translate, where
+    the reader gave one)."""
 
     path: Path
     source: str
@@ -157,10 +171,12 @@ class LibraryProblem:
     kind: str
     first_seen: float = 0.0
     last_seen: float = 0.0
+    sentence: Sentence | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["path"] = str(self.path)
+        del data["sentence"]  # the English message is what --json says
         return data
 
 
@@ -250,7 +266,9 @@ class LibraryStore:
         values["parts"] = json.dumps(values["parts"])
         values["has_chat_template"] = int(entry.has_chat_template)
         values["missing"] = int(entry.missing)
-        values.update(real_path=str(real_path), problem=None, problem_kind=None)
+        values.update(
+            real_path=str(real_path), problem=None, problem_kind=None, problem_sentence=None
+        )
         self._upsert(values)
 
     def put_problem(
@@ -266,6 +284,7 @@ class LibraryStore:
             "display_name": problem.path.name,
             "problem": problem.message,
             "problem_kind": problem.kind,
+            "problem_sentence": _sentence_json(problem.sentence),
             "first_seen": problem.first_seen,
             "last_seen": problem.last_seen,
             "missing": 0,
@@ -353,4 +372,31 @@ def _problem(row: sqlite3.Row) -> LibraryProblem:
         kind=row["problem_kind"] or "library",
         first_seen=row["first_seen"],
         last_seen=row["last_seen"],
+        sentence=_sentence(row["problem_sentence"]),
     )
+
+
+def _sentence_json(sentence: Sentence | None) -> str | None:
+    if sentence is None:
+        return None
+    return json.dumps({"id": sentence.id, "params": dict(sentence.params)})
+
+
+def _sentence(text: str | None) -> Sentence | None:
+    """The stored sentence, or None where there is none or it is not what this version wrote
+    (then the English message is shown)."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return None
+    params = data.get("params")
+    if not isinstance(params, dict):
+        return None
+    kept = {
+        str(k): v for k, v in params.items() if isinstance(v, str | int) and not isinstance(v, bool)
+    }
+    return Sentence(data["id"], kept)

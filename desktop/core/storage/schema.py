@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop.core.errors import ScoutError
+from desktop.core.errors import ScoutError, Sentence
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +101,10 @@ def _refuse_newer(schema: Schema, version: int) -> None:
             f"The {schema.name} database was written by a newer LLM Scout (schema {version}, "
             f"this version knows {schema.version}); update the app or move the file away.",
             kind=f"{schema.name}.newer",
+            sentence=Sentence(
+                "store.newer",
+                {"store": schema.name, "version": version, "known": schema.version},
+            ),
         )
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Concatenate, Literal, ParamSpec, Protocol, TypeVar
 
-from desktop.core.errors import ScoutError
+from desktop.core.errors import ScoutError, Sentence, os_error_name
 from desktop.core.storage.aside import SQLITE_SIDECARS, file_lock, held_elsewhere, keep_aside
 from desktop.core.storage.notices import StoreNotice, announce
 from desktop.core.storage.salvage import salvage
@@ -231,6 +231,9 @@ class _Shared:
                     f"The {schema.name} database {path} is damaged ({_reason(cause)}), and "
                     "another LLM Scout process still has it open: close it, then try again.",
                     kind=f"{schema.name}.damaged",
+                    sentence=Sentence(
+                        "store.damaged_in_use", {"store": schema.name, "path": str(path)}
+                    ),
                 )
             try:
                 kept = keep_aside(path, "broken", sidecars=SQLITE_SIDECARS)
@@ -239,6 +242,15 @@ class _Shared:
                     f"The {schema.name} database {path} is damaged ({_reason(cause)}) and "
                     f"cannot be moved aside: {exc.strerror or exc}.",
                     kind=f"{schema.name}.damaged",
+                    sentence=Sentence(
+                        "store.damaged_stuck",
+                        {
+                            "store": schema.name,
+                            "path": str(path),
+                            "reason": str(exc.strerror or exc),
+                            "errno": os_error_name(exc),
+                        },
+                    ),
                 ) from exc
             self.generation += 1
             try:
@@ -272,12 +284,14 @@ class _Shared:
                 f"The {schema.name} database {path} is busy: another program holds it; try "
                 "again in a moment.",
                 kind=f"{schema.name}.busy",
+                sentence=Sentence("store.busy", {"store": schema.name, "path": str(path)}),
             )
         if problem == "damage":
             return schema.error(
                 f"The {schema.name} database {path} is still damaged after it was replaced "
                 f"({_reason(exc)}).",
                 kind=f"{schema.name}.damaged",
+                sentence=Sentence("store.still_damaged", {"store": schema.name, "path": str(path)}),
             )
         if problem == "machine":
             return schema.error(f"The {schema.name} database {path} cannot be used: {exc}.")

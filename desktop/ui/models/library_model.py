@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QStyle
 
 from desktop.core.library import LibraryEntry, LibraryProblem
 from desktop.ui import format as fmt
+from desktop.ui.error_sentences import translated
 from desktop.ui.errors import title_for
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -241,7 +242,9 @@ class LibraryModel(QStandardItemModel):
         if problem is None:
             return ""
         return (
-            self.tr("%1: %2").replace("%1", title_for(problem.kind)).replace("%2", problem.message)
+            self.tr("%1: %2")
+            .replace("%1", title_for(problem.kind))
+            .replace("%2", translated(problem.sentence, problem.message))
         )
 
     def text(self, row: LibraryRow, column: int) -> str:

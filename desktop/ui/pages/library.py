@@ -522,7 +522,7 @@ class LibraryPage(QWidget):
         before = self._listing.fingerprint()
         for path, error in outcome.failed:
             self._import_problems[path] = LibraryProblem(
-                path, "imported", error.message, error.kind
+                path, "imported", error.message, error.kind, sentence=error.sentence
             )
         for entry in outcome.imported:
             self._import_problems.pop(entry.path, None)

@@ -25,7 +25,12 @@ from desktop.ui.models.history_model import (
     when_text,
 )
 from desktop.ui.suite_texts import suite_title
-from desktop.ui.widgets.metrics_panel import answer_summary, error_text
+from desktop.ui.widgets.metrics_panel import (
+    answer_summary,
+    busy_run_text,
+    error_text,
+    speed_error_text,
+)
 
 PROMPTS_SHOWN = 30  # a long suite lists its first prompts only
 PROMPT_CHARS = 240
@@ -141,7 +146,7 @@ class HistoryDetail(QTextBrowser):
                 esc(self.tr("generation")),
                 esc(fmt.rate(report.predicted_tokens_per_s, predicted=True)),
                 esc(fmt.rate(report.metrics.tokens_per_s)),
-                esc(error_text(report.speed_error_pct)),
+                esc(speed_error_text(report)),
             ),
         ]
         header = ("", esc(self.tr("predicted")), esc(self.tr("measured")), esc(self.tr("error")))
@@ -151,7 +156,10 @@ class HistoryDetail(QTextBrowser):
             else ""
         )
         summary = " · ".join(x for x in (answer_summary(report), load) if x)
-        return table(rows, header) + f"<p>{esc(summary)}</p>"
+        html_text = table(rows, header) + f"<p>{esc(summary)}</p>"
+        if not report.speed_compared:
+            html_text += f"<p>{esc(busy_run_text(report))}</p>"
+        return html_text
 
     def _settings_html(self, settings: Mapping[str, Any]) -> str:
         load = settings.get("load") or {}

@@ -49,6 +49,39 @@ def error_text(percent: float | None) -> str:
     return sign + fmt.number(abs(percent), 1) + "%"
 
 
+def speed_error_text(report: RunReport) -> str:
+    """The speed row's error cell: :func:`error_text`, or words when the run was made while the
+    machine was busy (:attr:`RunReport.speed_compared`: the percent would measure the load)."""
+    if not report.speed_compared:
+        return QCoreApplication.translate("MetricsPanel", "machine busy: not compared")
+    return error_text(report.speed_error_pct)
+
+
+def busy_run_text(report: RunReport) -> str:
+    """Why a run's speed is not compared with the prediction (a run made while the machine was
+    busy, :attr:`RunReport.speed_compared` False), in the UI's language."""
+    cpu = report.cpu
+    kind = cpu.busy_kind(report.cpu_bound) if cpu is not None else None
+    if kind == "others" and cpu is not None:
+        return (
+            QCoreApplication.translate(
+                "MetricsPanel",
+                "The machine was busy: other programs used %1 of the %2 CPUs during the "
+                "answer, so its speed is not compared with the prediction and does not "
+                "calibrate the estimates.",
+            )
+            .replace("%1", fmt.number(cpu.others_cpus, 1))
+            .replace("%2", str(cpu.usable_cpus))
+        )
+    share = cpu.thread_share if cpu is not None else None
+    return QCoreApplication.translate(
+        "MetricsPanel",
+        "The machine was busy: llama.cpp's threads got only %1 of the CPU time they could "
+        "use, so its speed is not compared with the prediction and does not calibrate the "
+        "estimates.",
+    ).replace("%1", f"{fmt.number((share or 0.0) * 100)}%")
+
+
 def slow_run_text(report: RunReport) -> str | None:
     """The core's slow-generation warning (:meth:`RunReport.slow_run`) in the UI's language."""
     slow = report.slow_run()
@@ -226,7 +259,7 @@ class MetricsPanel(QFrame):
             "speed",
             fmt.rate(report.predicted_tokens_per_s, predicted=True),
             fmt.rate(m.tokens_per_s),
-            error_text(report.speed_error_pct),
+            speed_error_text(report),
         )
         self.summary.setText(answer_summary(report))
         warning = slow_run_text(report)

@@ -18,7 +18,7 @@ import pytest
 from desktop.core import paths
 from desktop.core.errors import LibraryError, ScoutError
 from desktop.core.gguf import GGUFInfo, read_gguf, read_gguf_split
-from desktop.core.library import Library, ScanRoot
+from desktop.core.library import MIGRATIONS, Library, ScanRoot
 from tests.fixtures.library_files import link, ollama_manifest, write_tiny
 from tests.fixtures.tiny_models import write_broken_files
 
@@ -291,7 +291,7 @@ def test_a_database_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "library.db"
     Library(db).close()
     conn = sqlite3.connect(db)
-    conn.execute("PRAGMA user_version = 2")
+    conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     conn.close()
     with pytest.raises(LibraryError, match="newer LLM Scout"):
         Library(db)
@@ -384,7 +384,7 @@ def test_a_library_from_before_user_version_is_adopted_with_its_rows(
             ("Old Entry", smollm2_path)
         ]
     conn = sqlite3.connect(db)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     conn.close()
     assert names == {"files"}

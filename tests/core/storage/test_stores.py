@@ -18,6 +18,7 @@ import pytest
 
 from desktop.core.errors import LibraryError, ScoutError
 from desktop.core.history import MIGRATIONS, History, HistoryError
+from desktop.core.library import MIGRATIONS as LIBRARY_MIGRATIONS
 from desktop.core.library import Library, ScanRoot
 from desktop.core.storage import StoreNotice, add_notice_listener
 from tests.core.history.test_store import make_report
@@ -182,7 +183,7 @@ def test_many_processes_creating_a_new_file_at_once_all_succeed(kind: Kind, tmp_
             out, err = proc.communicate(timeout=300)
             outcomes.append(out.strip() or err.strip()[-300:])
         conn = sqlite3.connect(path)
-        migrations = len(MIGRATIONS) if kind.name == "history" else 1
+        migrations = len(MIGRATIONS if kind.name == "history" else LIBRARY_MIGRATIONS)
         assert conn.execute("PRAGMA user_version").fetchone()[0] == migrations
         conn.close()
     assert outcomes == ["ok"] * 8
