@@ -172,11 +172,10 @@ def speed_table(run: GroundTruthRun) -> dict[str, list[float]]:
         measured = tg_rate(cell)
         err = error_pct(result.tokens_per_s or 0.0, measured)
         errors.setdefault(role, []).append(err)
-        loads = [
-            max(c["loadavg_before"][0], (c.get("loadavg_after") or [0.0])[0])
-            for c in run.cells
-            if c["id"] == cell["id"]
+        shares = [
+            r.get("tg_cpu_share") for c in run.cells if c["id"] == cell["id"] for r in c["runs"]
         ]
+        share = min((float(v) for v in shares if v is not None), default=None)
         pp_pred = result.prompt_tokens_per_s
         pp_err = (
             "-"
@@ -189,19 +188,20 @@ def speed_table(run: GroundTruthRun) -> dict[str, list[float]]:
                 f"{result.tokens_per_s or 0:.1f}", f"{err:+.1f}%",
                 f"{result.roofline_tokens_per_s or 0:.1f}", f"{pp_rate(cell):.0f}",
                 "-" if pp_pred is None else f"{pp_pred:.0f}", pp_err,
-                f"{loads[0]:.1f}" if loads else "-",
+                "-" if share is None else f"{share:.2f}",
             ]
         )  # fmt: skip
     sys.stdout.write(
         f"\n### Generation speed, ground truth ({_run_header(run)}; best of the interleaved "
-        "rounds, tg128 after a one-token prompt or after `depth` tokens; set `loaded`: the "
-        "1-minute load reached 3 or more around the cell, shown but neither fitted on nor "
-        "checked)\n\n"
+        "rounds, tg128 after a one-token prompt or after `depth` tokens; CPU share: the lowest "
+        "over the cell's rounds of its process's CPU time per thread over the generation's wall "
+        "time; set `loaded`: other work took the CPUs (share below 0.8, or without a share a "
+        "1-minute load of 3 or more), shown but neither fitted on nor checked)\n\n"
     )
     print_markdown_table(
         [
             "model", "set", "depth", "measured tok/s", "predicted tok/s", "error",
-            "roofline tok/s", "pp512 tok/s", "predicted pp512", "error", "1-min load",
+            "roofline tok/s", "pp512 tok/s", "predicted pp512", "error", "CPU share",
         ],
         rows,
     )  # fmt: skip
