@@ -3199,7 +3199,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+76"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+77"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -3209,7 +3209,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>选择一个回答或一次对比。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+11"/>
         <source>Playground</source>
         <translation>演练场</translation>
     </message>
@@ -3264,13 +3264,19 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>模型文件</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+165"/>
+        <location line="+3"/>
+        <location line="+232"/>
+        <source>Quality measured</source>
+        <translation>测得的质量</translation>
+    </message>
+    <message>
+        <location line="-229"/>
+        <location line="+234"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-159"/>
+        <location line="-228"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3281,12 +3287,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+6"/>
-        <location line="+196"/>
+        <location line="+265"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-190"/>
+        <location line="-259"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3427,11 +3433,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
+        <location line="+62"/>
         <source>model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-58"/>
         <location line="+10"/>
         <source>Not stored.</source>
         <translation>未保存。</translation>
@@ -3482,7 +3489,77 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>系统</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+17"/>
+        <source>multiple choice</source>
+        <translation>选择题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>loss against a reference</source>
+        <translation>相对参考的损失</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>measure</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>figure</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>95% interval</source>
+        <translation>95% 区间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reference or questions</source>
+        <translation>参考或题目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>tokens or questions</source>
+        <translation>token 数或题数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>date</source>
+        <translation>日期</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>KLD</source>
+        <translation>KLD</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 questions</source>
+        <translation>%1 道题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 tokens</source>
+        <translation>%1 个 token</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>(stopped early)</source>
+        <translation>（提前停止）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>fair</source>
         <translation>公平</translation>
     </message>
@@ -3527,7 +3604,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>%1 次盲测投票</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+8"/>
         <source>Prompts</source>
         <translation>提示词</translation>
     </message>
@@ -3610,7 +3687,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+124"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+125"/>
         <source>Stored answers and comparisons</source>
         <translation>已保存的回答和对比</translation>
     </message>
@@ -3631,12 +3708,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+2"/>
-        <location line="+288"/>
+        <location line="+295"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-265"/>
+        <location line="-272"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
@@ -3676,7 +3753,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>没有符合搜索和筛选条件的内容。</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+83"/>
         <source>Open this server and model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
     </message>
