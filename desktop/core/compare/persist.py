@@ -8,10 +8,12 @@ from the history is the same value the runner returned.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from desktop.core.compare.checks import Check, CheckError
 from desktop.core.compare.contestants import Contestant
+from desktop.core.compare.quality_check import QualityCheck, QualityOutcome
 from desktop.core.compare.results import (
     AnswerResult,
     ComparisonResult,
@@ -29,6 +31,7 @@ from desktop.core.history import (
     RunRecord,
     VoteRecord,
 )
+from desktop.core.quality import result_of
 
 log = logging.getLogger(__name__)
 
@@ -186,9 +189,25 @@ def result_from_record(record: ComparisonRecord) -> ComparisonResult:
         suite=summary.suite,
         machine=summary.machine,
         created_at=summary.created_at,
+        quality_check=QualityCheck.from_dict(record.options.get("quality")),
     )
 
 
+def quality_of(history: History, comparison_id: int, n: int) -> tuple[QualityOutcome, ...]:
+    """The quality results a comparison's check stored, one per contestant (the newest)."""
+    found: dict[int, QualityOutcome] = {}
+    for m in history.measurements(kind="quality", comparison=comparison_id):
+        c = m.settings.get("contestant")
+        result = result_of(m.kind, m.data)
+        if isinstance(c, int) and 0 <= c < n and c not in found and result is not None:
+            found[c] = QualityOutcome(c, "done", result, measurement_id=m.id)
+    return tuple(found[c] for c in sorted(found))
+
+
 def open_comparison(history: History, comparison_id: int) -> ComparisonResult:
-    """A stored comparison as a result (HistoryNotFound when there is none)."""
-    return result_from_record(history.comparison(comparison_id))
+    """A stored comparison as a result, its quality results with it (HistoryNotFound when
+    there is none)."""
+    result = result_from_record(history.comparison(comparison_id))
+    if result.quality_check is None:
+        return result
+    return replace(result, quality=quality_of(history, comparison_id, len(result.contestants)))

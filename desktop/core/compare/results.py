@@ -3,8 +3,8 @@
 A :class:`ComparisonResult` is the same whether it was just run or opened from the history:
 contestants as :class:`ContestantInfo` (no live model needed, so an old comparison opens after
 its files are gone), one :class:`AnswerResult` per (contestant, prompt) that finished, votes,
-and the blind order. :meth:`ComparisonResult.summary` gives the table (one
-:class:`SummaryRow` per contestant) and :meth:`ComparisonResult.chart` the points of the
+the blind order, and the quality check's outcomes. :meth:`ComparisonResult.summary` gives the
+table (one :class:`SummaryRow` per contestant) and :meth:`ComparisonResult.chart` the points of the
 "generation tokens/s against peak memory, marker size = score" chart the window draws.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.compare.checks import CheckResult, Score
+from desktop.core.compare.quality_check import QualityCheck, QualityOutcome
 from desktop.core.compare.ratings import VoteRatings, vote_ratings
 from desktop.core.compare.suites import Prompt
 from desktop.core.compare.votes import BlindLabels, Vote, WinRate, win_rates
@@ -208,6 +209,12 @@ class ComparisonResult:
     suite: str | None = None
     machine: str = ""
     created_at: float | None = None
+    # The quality check every contestant ran (None: none) and each one's outcome.
+    quality_check: QualityCheck | None = None
+    quality: tuple[QualityOutcome, ...] = ()
+
+    def quality_of(self, contestant: int) -> QualityOutcome | None:
+        return next((o for o in self.quality if o.contestant == contestant), None)
 
     def answer(self, contestant: int, prompt: int) -> AnswerResult | None:
         return next(
