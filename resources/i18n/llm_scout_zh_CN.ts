@@ -978,7 +978,7 @@
 <context>
     <name>CompareBoard</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_board.py" line="+72"/>
+        <location filename="../../desktop/ui/widgets/compare_board.py" line="+73"/>
         <source>Add two to six models with “Add model” — models on this machine, or the same model twice with different settings — type a prompt or pick a suite, and Run.</source>
         <translation>用“添加模型”加入二到六个模型（本机上的模型，或同一个模型配两套不同设置），输入提示词或选择一个提示词集，然后点“运行”。</translation>
     </message>
@@ -1054,7 +1054,7 @@
         <translation>种子 %1</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+84"/>
         <source>queued (fair mode)</source>
         <translation>排队中（公平模式）</translation>
     </message>
@@ -1243,7 +1243,7 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+295"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+296"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
@@ -1259,9 +1259,77 @@
     </message>
 </context>
 <context>
+    <name>CompareQuality</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+198"/>
+        <source>accuracy %1</source>
+        <translation>准确率 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KLD %1</source>
+        <translation>KLD %1</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 questions</source>
+        <translation>%1 道题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 tokens</source>
+        <translation>%1 个 token</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>(stopped early)</source>
+        <translation>（提前停止）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>not measured: a model on a server gives no logits to score here</source>
+        <translation>未测量：服务器上的模型不提供可在此评分的 logits</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>stopped before it was measured</source>
+        <translation>测量前已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no reason given</source>
+        <translation>未说明原因</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Quality: %1</source>
+        <translation>质量：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>question</source>
+        <translation>题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>chunk</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Quality: measuring, %1 %2 of %3</source>
+        <translation>质量：测量中，第 %2/%3 %1</translation>
+    </message>
+</context>
+<context>
     <name>CompareResults</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_results.py" line="+51"/>
+        <location filename="../../desktop/ui/widgets/compare_results.py" line="+52"/>
         <source>Summary</source>
         <translation>汇总</translation>
     </message>
@@ -1324,7 +1392,7 @@
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+96"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+100"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
@@ -1510,7 +1578,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>ComparisonView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+168"/>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+170"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>
@@ -5962,6 +6030,84 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
 </context>
 <context>
+    <name>QualityChoice</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="-195"/>
+        <source>Quality check</source>
+        <translation>质量检查</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Quality check after the answers</source>
+        <translation>回答之后的质量检查</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>After the answers, measure every model on the same questions or text, one after another; the results are kept in History.</source>
+        <translation>回答之后，用同样的题目或文本逐个测量每个模型；结果保存在历史记录中。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GAOKAO-Bench questions (shipped)</source>
+        <translation>GAOKAO-Bench 题目（内置）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Questions from a folder…</source>
+        <translation>文件夹中的题目…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loss against a reference…</source>
+        <translation>相对参考的损失…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Questions</source>
+        <translation>题数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Most questions per model</source>
+        <translation>每个模型最多的题数</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Minutes per model</source>
+        <translation>每个模型的分钟数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Time budget per model, in minutes</source>
+        <translation>每个模型的时间预算（分钟）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What is measured by then counts.</source>
+        <translation>到时为止测得的结果有效。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>A folder of questions (C-Eval, CMMLU or MMLU layout)</source>
+        <translation>题目文件夹（C-Eval、CMMLU 或 MMLU 格式）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The reference: a GGUF model or a reference pack</source>
+        <translation>参考：GGUF 模型或参考包</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Reference (*.gguf *.refpack);;All files (*)</source>
+        <translation>参考 (*.gguf *.refpack);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
     <name>QualityDialog</name>
     <message>
         <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+123"/>
@@ -6336,6 +6482,44 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+3"/>
         <source>Measured on %1 of %2 %3 (%4).</source>
         <translation>仅基于 %1 / %2 %3测得（%4）。</translation>
+    </message>
+</context>
+<context>
+    <name>QualityTable</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+152"/>
+        <source>Quality of every model</source>
+        <translation>每个模型的质量</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Quality (%1)</source>
+        <translation>质量（%1）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>multiple choice</source>
+        <translation>选择题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>loss against %1</source>
+        <translation>相对 %1 的损失</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Result (95% interval)</source>
+        <translation>结果（95% 区间）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Measured on</source>
+        <translation>测量范围</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>not measured yet</source>
+        <translation>尚未测量</translation>
     </message>
 </context>
 <context>

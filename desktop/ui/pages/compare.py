@@ -283,6 +283,7 @@ class ComparePage(QWidget):
             sampling=default_sampling(max_tokens),
             mode=self.setup.mode,
             blind=self.setup.blind_check.isChecked(),
+            quality=self.setup.quality.check(),
         )
 
     def run(self) -> bool:

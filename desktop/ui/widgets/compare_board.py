@@ -39,6 +39,7 @@ from desktop.core.compare import ColumnState, ColumnStatus, LiveComparison
 from desktop.ui import format as fmt
 from desktop.ui.models.compare_entries import ContestantEntry
 from desktop.ui.widgets.compare_column import CompareColumn
+from desktop.ui.widgets.compare_quality import quality_line
 from desktop.ui.widgets.empty_state import EmptyState
 
 PREVIEW_CHARS = 90
@@ -307,6 +308,10 @@ class CompareBoard(QWidget):
                 figures_now = figures
             if figures_now:
                 column.set_figures(self.figures_text(state))
+            if state.dirty_quality:
+                failed = state.quality is not None and state.quality.status == "failed"
+                column.set_quality(quality_line(state, live.quality_check), failed=failed)
+                state.dirty_quality = False
             if state.dirty_spark:
                 column.sparkline.set_points([] if self.hidden else list(state.spark))
                 column.sparkline.setVisible(not self.hidden)

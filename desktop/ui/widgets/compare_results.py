@@ -1,5 +1,5 @@
-"""Under the columns: the summary table with the votes' Bradley-Terry ratings, the chart, and
-Export.
+"""Under the columns: the summary table with the votes' Bradley-Terry ratings and the quality
+check's results, the chart, and Export.
 
 The table and the chart are set from the core's summary rows and chart points of the
 comparison as it stands (:meth:`CompareResults.show_summary`), when an answer finishes or a vote is
@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.core.compare import ChartPoint, SummaryRow, VoteRatings
+from desktop.core.compare import ChartPoint, QualityCheck, QualityOutcome, SummaryRow, VoteRatings
 from desktop.ui.models.compare_summary import SummaryModel
 from desktop.ui.theme import icon
 from desktop.ui.widgets.compare_chart import CompareChart
+from desktop.ui.widgets.compare_quality import QualityTable
 from desktop.ui.widgets.vote_ratings import VoteRatingsView
 
 EXPORTS = ("md", "csv", "json", "png")
@@ -108,6 +109,8 @@ class CompareResults(QWidget):
         column.addWidget(self.table, 1)
         self.ratings = VoteRatingsView()
         column.addWidget(self.ratings)
+        self.quality = QualityTable()
+        column.addWidget(self.quality)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.chart)
         self.splitter.setStretchFactor(0, 3)
@@ -126,6 +129,8 @@ class CompareResults(QWidget):
         hide_names: bool,
         caption: str,
         ratings: VoteRatings | None = None,
+        quality_check: QualityCheck | None = None,
+        quality: Sequence[QualityOutcome] = (),
     ) -> None:
         self.model.set_rows(rows, hide_names=hide_names)
         # Blind and not revealed: the figures that tell the models apart (context, speeds,
@@ -136,6 +141,9 @@ class CompareResults(QWidget):
             points = ()
         names = {row.contestant: self.model.name(row) for row in rows}
         self.ratings.show_ratings(ratings, names)
+        self.quality.show_quality(
+            quality_check, quality, [names.get(i, "") for i in range(len(names))]
+        )
         drawn = {p.contestant for p in points}
         # Measured, but a server that keeps its memory to itself cannot be placed on the chart.
         left_out = [
@@ -150,6 +158,7 @@ class CompareResults(QWidget):
         self.model.set_rows([])
         self.chart.set_points([], [])
         self.ratings.show_ratings(None, {})
+        self.quality.show_quality(None, (), ())
         self.caption.setText("")
         self.set_exportable(False)
 
