@@ -1013,8 +1013,8 @@
         <translation>就绪 · 尚未运行</translation>
     </message>
     <message>
-        <location line="+32"/>
-        <location line="+34"/>
+        <location line="+33"/>
+        <location line="+35"/>
         <source>Answer %1</source>
         <translation>回答 %1</translation>
     </message>
@@ -1253,7 +1253,7 @@
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+99"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
@@ -1261,7 +1261,7 @@
 <context>
     <name>CompareQuality</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+198"/>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+213"/>
         <source>accuracy %1</source>
         <translation>准确率 %1</translation>
     </message>
@@ -1329,7 +1329,7 @@
 <context>
     <name>CompareResults</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_results.py" line="+52"/>
+        <location filename="../../desktop/ui/widgets/compare_results.py" line="+62"/>
         <source>Summary</source>
         <translation>汇总</translation>
     </message>
@@ -1387,6 +1387,16 @@
         <location line="+10"/>
         <source>Summary of the comparison</source>
         <translation>对比汇总</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Speed and memory</source>
+        <translation>速度与内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quality and speed</source>
+        <translation>质量与速度</translation>
     </message>
 </context>
 <context>
@@ -1578,7 +1588,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>ComparisonView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+170"/>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+171"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>
@@ -3333,18 +3343,18 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+3"/>
-        <location line="+232"/>
+        <location line="+227"/>
         <source>Quality measured</source>
         <translation>测得的质量</translation>
     </message>
     <message>
-        <location line="-229"/>
-        <location line="+234"/>
+        <location line="-224"/>
+        <location line="+229"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-228"/>
+        <location line="-223"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3355,12 +3365,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+6"/>
-        <location line="+265"/>
+        <location line="+260"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-259"/>
+        <location line="-254"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3501,12 +3511,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
-        <location line="+62"/>
+        <location line="+60"/>
         <source>model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-58"/>
+        <location line="-56"/>
         <location line="+10"/>
         <source>Not stored.</source>
         <translation>未保存。</translation>
@@ -3557,7 +3567,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>系统</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+18"/>
         <source>multiple choice</source>
         <translation>选择题</translation>
     </message>
@@ -3567,7 +3577,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>相对参考的损失</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+9"/>
         <source>measure</source>
         <translation>测量</translation>
     </message>
@@ -3577,7 +3587,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>数值</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>95% interval</source>
         <translation>95% 区间</translation>
     </message>
@@ -3587,7 +3597,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>参考或题目</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>tokens or questions</source>
         <translation>token 数或题数</translation>
     </message>
@@ -3597,7 +3607,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>机器</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+0"/>
         <source>date</source>
         <translation>日期</translation>
     </message>
@@ -5799,12 +5809,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>ParetoChart</name>
     <message>
-        <location filename="../../desktop/ui/widgets/pareto_chart.py" line="+65"/>
+        <location filename="../../desktop/ui/widgets/pareto_chart.py" line="+47"/>
         <source>Quality against predicted speed</source>
         <translation>质量与预测速度</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+9"/>
         <source>predicted tokens/s (log scale)</source>
         <translation>预测 token/s（对数刻度）</translation>
     </message>
@@ -5814,7 +5824,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>质量（0-100）</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+46"/>
         <source>%1 variants; the line joins the Pareto front: no other variant is both better and faster. Up and right is better. Point at a dot to name it.</source>
         <translation>%1 个变体；连线为帕累托前沿：没有其他变体同时更好且更快。越靠右上越好。指向一个点可显示其名称。</translation>
     </message>
@@ -6032,7 +6042,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>QualityChoice</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_quality.py" line="-195"/>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="-210"/>
         <source>Quality check</source>
         <translation>质量检查</translation>
     </message>
@@ -6485,9 +6495,53 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
 </context>
 <context>
+    <name>QualitySpeedChart</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality_chart.py" line="+39"/>
+        <source>Measured quality against generation speed</source>
+        <translation>测得的质量与生成速度</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>generation tokens/s (log scale)</source>
+        <translation>生成 token/秒（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+21"/>
+        <source>quality (%)</source>
+        <translation>质量（%）</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>accuracy (%)</source>
+        <translation>准确率（%）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>same top token as the reference (%)</source>
+        <translation>首选 token 与参考相同（%）</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>Up and right is better. The line joins the Pareto front.</source>
+        <translation>越靠右上越好。连线为帕累托前沿。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Up and right is better. The line joins the Pareto front: no other model is both better and faster here.</source>
+        <translation>越靠右上越好。连线为帕累托前沿：没有其他模型在这里既更好又更快。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>A quality check in the setup puts each model&apos;s quality against its speed.</source>
+        <translation>在设置中选择质量检查后，这里会画出每个模型的质量与速度。</translation>
+    </message>
+</context>
+<context>
     <name>QualityTable</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+152"/>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+167"/>
         <source>Quality of every model</source>
         <translation>每个模型的质量</translation>
     </message>

@@ -109,6 +109,19 @@ def test_every_model_answers_the_shipped_questions_and_the_results_show_it(
     assert sorted(m.value for m in stored if m.value is not None) == sorted(
         o.value for o in result.quality if o.value is not None
     )
+    # Measured quality against measured speed, the front drawn: its own tab, chosen.
+    charts = page.view.results.charts
+    chart = page.view.results.quality_chart
+    assert charts.currentWidget() is chart
+    assert charts.isTabEnabled(1)
+    points = result.quality_chart()
+    assert [pt.contestant for pt in chart.points] == [0, 1]
+    assert [pt.pareto for pt in chart.points] == [pt.pareto for pt in points]
+    axis = chart.plot.getPlotItem().getAxis("left")
+    assert axis.labelText == "accuracy (%)"
+    _xs, ys = chart.line.getData()
+    assert len(ys) == sum(pt.pareto for pt in points)
+    assert sorted(ys) == sorted(pt.quality * 100 for pt in points if pt.pareto)
     screenshot(window, "compare-quality.png")
 
 
@@ -138,3 +151,6 @@ def test_a_question_folder_with_a_missing_column_fails_each_check_in_one_sentenc
         assert "lacks the column D" in line
         assert "Traceback" not in line
     assert all(c.answer.text for c in page.board.columns)
+    # Nothing measured, nothing to put against speed.
+    assert not page.view.results.charts.isTabEnabled(1)
+    assert page.view.results.charts.currentIndex() == 0

@@ -72,6 +72,7 @@ from desktop.core.compare.quality_check import (
     QualityCheck,
     QualityKind,
     QualityOutcome,
+    QualityPoint,
 )
 from desktop.core.compare.ratings import (
     VoteGap,
@@ -171,6 +172,7 @@ __all__ = [
     "QualityFinished",
     "QualityKind",
     "QualityOutcome",
+    "QualityPoint",
     "QualityProgress",
     "QualityStarted",
     "ReportFormat",

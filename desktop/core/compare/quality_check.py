@@ -160,6 +160,13 @@ class QualityOutcome:
         return self.result.same_top_token if isinstance(self.result, LossResult) else None
 
     @property
+    def quality_metric(self) -> str | None:
+        """What :attr:`quality` is: ``accuracy`` or ``same_top_token``."""
+        if isinstance(self.result, ChoiceResult):
+            return "accuracy"
+        return "same_top_token" if isinstance(self.result, LossResult) else None
+
+    @property
     def count(self) -> int | None:
         """Questions answered, or tokens scored."""
         if isinstance(self.result, ChoiceResult):
@@ -205,6 +212,31 @@ class QualityOutcome:
             else None,
             "measurement_id": self.measurement_id,
             "result": self.result.to_dict() if self.result is not None else None,
+        }
+
+
+@dataclass(frozen=True)
+class QualityPoint:
+    """One marker of the quality chart: measured generation tokens/s (x) against measured
+    quality (y, a fraction: ``accuracy``, or ``same_top_token``, the rate at which the model's
+    top token is the reference's); ``pareto``: no other contestant is both at least as good and
+    at least as fast while better in one."""
+
+    contestant: int
+    name: str
+    tokens_per_s: float
+    quality: float
+    metric: str
+    pareto: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "contestant": self.contestant,
+            "model": self.name,
+            "generation_tokens_per_s": self.tokens_per_s,
+            "quality": self.quality,
+            "metric": self.metric,
+            "pareto": self.pareto,
         }
 
 

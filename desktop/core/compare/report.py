@@ -236,6 +236,7 @@ def to_dict(result: ComparisonResult) -> dict[str, Any]:
         "quality": quality_dict(
             result.quality_check, result.quality, [c.name for c in result.contestants]
         ),
+        "quality_chart": [point.to_dict() for point in result.quality_chart()],
         "rows": rows(result),
     }
 

@@ -166,6 +166,7 @@ class CompareBoard(QWidget):
             column.set_editable(editable)
             column.set_status("idle", self.tr("ready · not run yet"))
             column.set_figures("")
+            column.set_quality("")
             column.sparkline.set_points([])
             column.answer.show_answer("", streaming=False)
             column.set_vote("", visible=False, checked=False, enabled=False)
@@ -203,6 +204,7 @@ class CompareBoard(QWidget):
             state = live.columns[contestant]
             state.dirty_status = True
             state.dirty_spark = True
+            state.dirty_quality = True
             state.dirty_text.update(range(len(live.prompts)))
         self.prompt_combo.clear()
         for q, prompt in enumerate(live.prompts):

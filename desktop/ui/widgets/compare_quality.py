@@ -144,6 +144,21 @@ class QualityChoice(QWidget):
         self.combo.setCurrentIndex(max(0, self.combo.findData(key)))
         self._update()
 
+    def show_check(self, check: QualityCheck | None) -> None:
+        """Show the check a stored comparison ran (its questions and minutes too)."""
+        if check is None:
+            self.choose(NONE)
+            return
+        if check.kind == "text":
+            self.choose(REFERENCE, Path(check.source))
+        elif check.source == DEFAULT_ITEMS:
+            self.choose(SHIPPED)
+        else:
+            self.choose(FOLDER, Path(check.source))
+        self.limit.setValue(check.limit)
+        if check.max_seconds is not None:
+            self.minutes.setValue(check.max_seconds / 60)
+
     def _update(self) -> None:
         key = self.combo.currentData()
         path = self._paths.get(key) if key in (FOLDER, REFERENCE) else None
@@ -311,7 +326,7 @@ class QualityTable(QTableWidget):
                 if o is not None and o.status == "failed" and c == 1:
                     item.setForeground(QColor(FAILED_COLOR))
                 self.setItem(i, c, item)
-        height = self.horizontalHeader().height() + sum(
-            self.rowHeight(r) for r in range(self.rowCount())
-        )
-        self.setFixedHeight(height + 2 * self.frameWidth())
+        self.resizeRowsToContents()
+        header = max(self.horizontalHeader().height(), self.horizontalHeader().sizeHint().height())
+        rows = sum(self.rowHeight(r) for r in range(self.rowCount()))
+        self.setFixedHeight(header + rows + 2 * self.frameWidth() + 2)

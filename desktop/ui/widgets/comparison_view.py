@@ -158,6 +158,7 @@ class ComparisonView(QObject):
             ratings=result.vote_ratings(),
             quality_check=result.quality_check,
             quality=result.quality,
+            quality_points=result.quality_chart(),
         )
         self.results.set_exportable(self.phase is ComparePhase.SHOWN and not hidden)
 

@@ -271,27 +271,22 @@ class HistoryDetail(QTextBrowser):
         for m in measurements:
             f = figures_of(m)
             row = [esc(m.model.label if m.model is not None else "-")] if with_model else []
+            # Two lines a cell: the detail pane is narrow.
             row += [
                 esc(
                     self.tr("multiple choice") if f.choice else self.tr("loss against a reference")
                 ),
-                esc(self.figure_text(f)),
-                esc(self.interval_text(f)),
-                esc(f.against),
-                esc(self.count_text(f)),
-                esc(machine_text(m.machine)),
-                esc(when_text(m.created_at)),
+                esc(self.figure_text(f)) + "<br>" + esc(self.interval_text(f)),
+                esc(f.against) + "<br>" + esc(self.count_text(f)),
+                esc(machine_text(m.machine)) + "<br>" + esc(when_text(m.created_at)),
             ]
             rows.append(row)
         header = [esc(self.tr("model"))] if with_model else []
         header += [
             esc(self.tr("measure")),
-            esc(self.tr("figure")),
-            esc(self.tr("95% interval")),
-            esc(self.tr("reference or questions")),
-            esc(self.tr("tokens or questions")),
-            esc(self.tr("machine")),
-            esc(self.tr("date")),
+            esc(self.tr("figure")) + "<br>" + esc(self.tr("95% interval")),
+            esc(self.tr("reference or questions")) + "<br>" + esc(self.tr("tokens or questions")),
+            esc(self.tr("machine")) + "<br>" + esc(self.tr("date")),
         ]
         return table(rows, header)
 

@@ -32,6 +32,7 @@ from desktop.core.engine import LoadSettings
 from desktop.core.engine import protocol as p
 from desktop.core.history import History
 from desktop.core.quality import ChoiceResult, LossResult, load_text
+from desktop.core.recommend import pareto_keys
 from desktop.core.workspace import Workspace
 from tests.core.compare.test_runner import Recorder
 
@@ -120,6 +121,24 @@ def test_every_contestant_answers_the_same_questions_stored_with_the_comparison(
     assert plan.quality == check
     assert len(existing.quality) == 2
 
+    # Quality against measured speed, the Pareto front marked by its definition.
+    points = opened.quality_chart()
+    assert [pt.contestant for pt in points] == [0, 1]
+    speeds = {row.contestant: row.generation_tokens_per_s for row in opened.summary()}
+    for pt in points:
+        assert pt.metric == "accuracy"
+        assert pt.tokens_per_s == speeds[pt.contestant]
+        assert pt.quality == opened.quality[pt.contestant].value
+        beaten = any(
+            o.quality >= pt.quality
+            and o.tokens_per_s >= pt.tokens_per_s
+            and (o.quality > pt.quality or o.tokens_per_s > pt.tokens_per_s)
+            for o in points
+            if o is not pt
+        )
+        assert pt.pareto is not beaten
+    assert any(pt.pareto for pt in points)
+
     markdown = to_markdown(opened)
     assert "## Quality" in markdown
     assert "multiple choice on gaokao, at most 2 questions" in markdown
@@ -131,6 +150,7 @@ def test_every_contestant_answers_the_same_questions_stored_with_the_comparison(
     assert [r["model"] for r in rows] == [c.name for c in result.contestants]
     assert [r["value"] for r in rows] == [o.value for o in result.quality]
     assert rows[0]["result"]["n"] == 2
+    assert [c["pareto"] for c in document["quality_chart"]] == [pt.pareto for pt in points]
 
 
 def test_bad_input_fails_its_column_in_one_sentence_and_the_others_run(
@@ -188,3 +208,9 @@ def test_cancel_during_the_quality_check_stops_it(ws: Workspace, history: Histor
     assert first.result.n < 3
     assert first.result.stopped == "cancelled"
     assert second.status == "cancelled"
+
+
+def test_the_front_is_what_nothing_beats_on_both_quality_and_speed() -> None:
+    points = [("a", 0.5, 10.0), ("b", 0.7, 5.0), ("c", 0.4, 8.0), ("d", 0.7, 5.0), ("e", None, 20)]
+    # c is slower and worse than a; b and d are equal (both on it); e has no quality.
+    assert pareto_keys(points) == {"a", "b", "d"}
