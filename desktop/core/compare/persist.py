@@ -193,13 +193,24 @@ def result_from_record(record: ComparisonRecord) -> ComparisonResult:
     )
 
 
-def quality_of(history: History, comparison_id: int, n: int) -> tuple[QualityOutcome, ...]:
-    """The quality results a comparison's check stored, one per contestant (the newest)."""
+def quality_of(history: History, record: ComparisonRecord) -> tuple[QualityOutcome, ...]:
+    """The quality results a comparison's check stored, one per contestant (the newest). Only
+    those of its machine and of each contestant's file count: a measurement imported from
+    another history carries that history's comparison number."""
     found: dict[int, QualityOutcome] = {}
-    for m in history.measurements(kind="quality", comparison=comparison_id):
+    models = [c.model for c in record.contestants]
+    for m in history.measurements(kind="quality", comparison=record.id):
         c = m.settings.get("contestant")
+        if not isinstance(c, int) or not 0 <= c < len(models) or c in found:
+            continue
+        model = models[c]
+        same_file = (
+            model is not None
+            and m.model is not None
+            and (m.model.id == model.id or (model.sha256 and m.model.sha256 == model.sha256))
+        )
         result = result_of(m.kind, m.data)
-        if isinstance(c, int) and 0 <= c < n and c not in found and result is not None:
+        if same_file and m.machine == record.summary.machine and result is not None:
             found[c] = QualityOutcome(c, "done", result, measurement_id=m.id)
     return tuple(found[c] for c in sorted(found))
 
@@ -207,7 +218,8 @@ def quality_of(history: History, comparison_id: int, n: int) -> tuple[QualityOut
 def open_comparison(history: History, comparison_id: int) -> ComparisonResult:
     """A stored comparison as a result, its quality results with it (HistoryNotFound when
     there is none)."""
-    result = result_from_record(history.comparison(comparison_id))
+    record = history.comparison(comparison_id)
+    result = result_from_record(record)
     if result.quality_check is None:
         return result
-    return replace(result, quality=quality_of(history, comparison_id, len(result.contestants)))
+    return replace(result, quality=quality_of(history, record))

@@ -78,8 +78,7 @@ def resume_plan(
     record = history.comparison(comparison_id)
     existing = result_from_record(record)
     if existing.quality_check is not None:
-        n = len(record.contestants)
-        existing = dataclasses.replace(existing, quality=quality_of(history, comparison_id, n))
+        existing = dataclasses.replace(existing, quality=quality_of(history, record))
     plan = ComparisonPlan(
         tuple(contestant_from_record(resolver, c) for c in record.contestants),
         tuple(prompt_from_record(q) for q in record.prompts),

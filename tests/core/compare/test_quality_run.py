@@ -30,6 +30,7 @@ from desktop.core.compare import (
 )
 from desktop.core.engine import LoadSettings
 from desktop.core.engine import protocol as p
+from desktop.core.hardware import load_profile
 from desktop.core.history import History
 from desktop.core.quality import ChoiceResult, LossResult, load_text
 from desktop.core.recommend import pareto_keys
@@ -113,6 +114,19 @@ def test_every_contestant_answers_the_same_questions_stored_with_the_comparison(
         Path(c.path or "").name for c in result.contestants
     }
 
+    # A measurement another history tagged with the same comparison number (imported from
+    # another machine) is not this comparison's.
+    first = stored[0]
+    history.record_measurement(
+        first.kind,
+        metric=first.metric,
+        value=0.123,  # not a score two questions can give
+        data={**first.data, "accuracy": 0.123},
+        model=first.model,
+        settings=first.settings,
+        profile=load_profile("rtx-3060-12gb"),
+        machine="edge-box",
+    )
     # Opened from the history: the same check and results.
     opened = open_comparison(history, result.id)
     assert opened.quality_check == check
