@@ -4,6 +4,8 @@
                       [--mode fair|parallel] [--blind] [--ctx N] [--ngl N] [--threads N]
                       [--cache-type f16|q8_0|q4_0] [--temp T] [--seed S] [--max-tokens N]
                       [--system S] [--title T] [--out report.md|.csv|.json] [--json] [--quiet]
+                      [--quality items[:SET]|text:REF [--quality-text en|zh|FILE]
+                       [--quality-limit N] [--quality-minutes M]]
     llm-scout compare --list [--search TEXT] [--model M]
     llm-scout compare --show ID | --resume ID | --rerun ID | --delete ID
     llm-scout compare --suites
@@ -16,6 +18,12 @@ to ``--out`` in the format its extension names, else Markdown (or ``--json``) on
 answer is stored in the history as it finishes: an interrupted comparison is listed as partial
 and ``--resume ID`` runs what is missing. A comparison that ends with answers missing (a
 contestant that failed) still writes its report and exits with status 1.
+
+``--quality`` adds a quality check after the answers, every model on the same input, one after
+another: ``items`` (multiple choice on the shipped GAOKAO-Bench questions, or ``items:DIR`` a
+folder or file in the C-Eval, CMMLU or MMLU layout) or ``text:REF`` (the loss against REF, a GGUF
+model or a reference pack, on ``--quality-text``). Each result is kept in the history as a
+measurement and is in the report; a model whose check cannot run says why in its row.
 """
 
 from __future__ import annotations
@@ -29,6 +37,9 @@ from typing import TextIO
 from desktop.commands.common import add_json_argument, add_quiet_argument, warn, workspace
 from desktop.commands.output import counted, emit_json, format_table, interactive
 from desktop.core.compare import (
+    DEFAULT_ITEMS,
+    DEFAULT_LIMIT,
+    DEFAULT_MAX_SECONDS,
     DEFAULT_MAX_TOKENS,
     DEFAULT_SEED,
     DEFAULT_TEMPERATURE,
@@ -44,6 +55,10 @@ from desktop.core.compare import (
     ComparisonStarted,
     ContestantFailed,
     ContestantStarted,
+    QualityCheck,
+    QualityFinished,
+    QualityProgress,
+    QualityStarted,
     build_contestants,
     check_report_path,
     context_for,
@@ -137,6 +152,34 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--out", type=Path, metavar="FILE", help="write the report to FILE (.md, .csv or .json)"
     )
+    parser.add_argument(
+        "--quality",
+        metavar="items[:SET]|text:REF",
+        help="after the answers, measure every model on the same input: items (the shipped "
+        "GAOKAO-Bench questions, or items:DIR in the C-Eval, CMMLU or MMLU layout) or text:REF "
+        "(the loss against REF, a GGUF model or a reference pack)",
+    )
+    parser.add_argument(
+        "--quality-text",
+        default="en",
+        metavar="en|zh|FILE",
+        help="with --quality text: the shipped English or Chinese text, or a UTF-8 file",
+    )
+    parser.add_argument(
+        "--quality-limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"with --quality items: at most N questions per model (default {DEFAULT_LIMIT})",
+    )
+    parser.add_argument(
+        "--quality-minutes",
+        type=float,
+        default=DEFAULT_MAX_SECONDS / 60,
+        metavar="M",
+        help="with --quality: time budget per model; what is done by then counts "
+        f"(default {DEFAULT_MAX_SECONDS / 60:g})",
+    )
     parser.add_argument("--search", metavar="TEXT", help="with --list: words to look for")
     parser.add_argument("--model", metavar="M", help="with --list: comparisons with this model")
     add_json_argument(parser, help="one JSON document (the report, or the list)")
@@ -169,6 +212,8 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError("--prompt and --suite go with --models.")
     if args.max_tokens < 1:
         raise UsageError(f"--max-tokens must be at least 1, not {args.max_tokens}.")
+    if args.quality is not None and args.models is None:
+        raise UsageError("--quality goes with --models.")
     with History.open() as history:
         if args.list:
             return _list(args, history)
@@ -205,7 +250,39 @@ def _new_plan(args: argparse.Namespace, ws: Workspace) -> ComparisonPlan:
         ws.resolver, args.models, load=load, sampling=sampling, system=args.system
     )
     return ComparisonPlan.for_suite(
-        contestants, suite, mode=args.mode, blind=args.blind, title=args.title or ""
+        contestants,
+        suite,
+        mode=args.mode,
+        blind=args.blind,
+        title=args.title or "",
+        quality=quality_check(args),
+    )
+
+
+def quality_check(args: argparse.Namespace) -> QualityCheck | None:
+    """The --quality options as a check (None without --quality); UsageError with one
+    sentence for what cannot work, before anything runs."""
+    if args.quality is None:
+        return None
+    kind, _, source = args.quality.partition(":")
+    if kind not in ("items", "text"):
+        raise UsageError(f"--quality takes items, items:DIR or text:REF, not {args.quality!r}.")
+    if kind == "text" and not source:
+        raise UsageError("--quality text needs a reference: text:REF.gguf or text:PACK.")
+    source = source or DEFAULT_ITEMS
+    if source != DEFAULT_ITEMS and not Path(source).expanduser().exists():
+        what = "question folder or file" if kind == "items" else "reference"
+        raise UsageError(f"There is no {what} {source}.")
+    if args.quality_limit < 1:
+        raise UsageError(f"--quality-limit must be at least 1, not {args.quality_limit}.")
+    if args.quality_minutes <= 0:
+        raise UsageError(f"--quality-minutes must be positive, not {args.quality_minutes:g}.")
+    return QualityCheck(
+        kind,
+        str(Path(source).expanduser()) if source != DEFAULT_ITEMS else source,
+        text=args.quality_text,
+        limit=args.quality_limit,
+        max_seconds=args.quality_minutes * 60,
     )
 
 
@@ -245,6 +322,10 @@ def _run(
     for outcome, info in zip(result.outcomes, result.contestants, strict=True):
         if outcome.failed:
             warn([f"{info.name} failed: {outcome.reason}"])
+    for quality in result.quality:
+        if quality.status == "failed":
+            name = result.contestants[quality.contestant].name
+            warn([f"{name}: the quality check failed: {quality.reason}"])
     if not result.complete:
         missing = len(result.missing())
         warn(
@@ -358,6 +439,16 @@ class Progress:
             )
         elif isinstance(event, ContestantFailed):
             self._line(f"{names[event.contestant]} failed: {event.reason}", final=True)
+        elif isinstance(event, QualityStarted) and self.plan.quality is not None:
+            self._line(
+                f"quality: {event.name} · {self.plan.quality.describe()}", final=not self.tty
+            )
+        elif isinstance(event, QualityProgress) and self.tty:
+            figure = "" if event.value is None else f" · {event.value:.4g}"
+            self._line(f"quality: {names[event.contestant]} · {event.done}/{event.total}{figure}")
+        elif isinstance(event, QualityFinished):
+            o = event.outcome
+            self._line(f"quality: {names[o.contestant]}: {o.figure()}", final=True)
 
     def _line(self, text: str, *, final: bool = False) -> None:
         if self.quiet:

@@ -43,6 +43,7 @@ from desktop.core.history import (
     find_model,
     models_across_machines,
 )
+from desktop.core.quality import MeasurementFigures, figures_of
 
 
 def register(subparsers: Any) -> None:
@@ -242,27 +243,38 @@ def run_record(run: RunRecord) -> dict[str, Any]:
 
 def measurement_record(m: MeasurementRecord) -> dict[str, Any]:
     """One quality measurement in ``history list --json``: its figure, interval and what it
-    was measured against (a reference, or a set of questions)."""
-    interval = m.data.get("kld_ci") if m.metric == "kld" else m.data.get("accuracy_ci")
-    low_high = (float(interval[0]), float(interval[1])) if interval else None
-    if m.metric == "accuracy" and m.value is not None:
-        result = f"accuracy {m.value:.1%}"
-        if low_high:
-            result += f" ({low_high[0]:.1%} – {low_high[1]:.1%})"
-        what = f"{m.settings.get('items', '')}: {m.settings.get('n', '?')} questions"
-    else:
-        result = "-" if m.value is None else f"KLD {m.value:.5f}"
-        if low_high:
-            result += f" ({low_high[0]:.5f} – {low_high[1]:.5f})"
-        what = f"against {m.settings.get('reference', '?')}, {m.settings.get('tokens', '?')} tokens"
+    was measured against (a reference, or a set of questions); the figures are
+    :func:`~desktop.core.quality.figures_of`'s, as the History page's detail shows them."""
+    f = figures_of(m)
     return {
         **m.to_dict(),
         "kind": "measurement",
         "measurement": m.kind,
-        "interval": list(low_high) if low_high else None,
-        "result": result,
-        "what": what,
+        "interval": list(f.interval) if f.interval else None,
+        "result": figure_text(f),
+        "what": what_text(f),
     }
+
+
+def figure_text(f: MeasurementFigures) -> str:
+    """``accuracy 62.0% (51.0% – 72.3%)`` or ``KLD 0.01234 (0.01100 – 0.01400)``."""
+
+    def number(x: float) -> str:
+        return f"{x * 100:.{f.decimals}f}%" if f.percent else f"{x:.{f.decimals}f}"
+
+    if f.value is None:
+        return "-"
+    text = f"{'accuracy' if f.choice else 'KLD'} {number(f.value)}"
+    if f.interval:
+        text += f" ({number(f.interval[0])} – {number(f.interval[1])})"
+    return text
+
+
+def what_text(f: MeasurementFigures) -> str:
+    count = "?" if f.count is None else str(f.count)
+    if f.choice:
+        return f"{f.against}: {count} questions"
+    return f"against {f.against}, {count} tokens"
 
 
 def run_list(args: argparse.Namespace) -> int:

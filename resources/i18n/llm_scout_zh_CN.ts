@@ -978,7 +978,7 @@
 <context>
     <name>CompareBoard</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_board.py" line="+72"/>
+        <location filename="../../desktop/ui/widgets/compare_board.py" line="+73"/>
         <source>Add two to six models with “Add model” — models on this machine, or the same model twice with different settings — type a prompt or pick a suite, and Run.</source>
         <translation>用“添加模型”加入二到六个模型（本机上的模型，或同一个模型配两套不同设置），输入提示词或选择一个提示词集，然后点“运行”。</translation>
     </message>
@@ -1013,8 +1013,8 @@
         <translation>就绪 · 尚未运行</translation>
     </message>
     <message>
-        <location line="+32"/>
-        <location line="+34"/>
+        <location line="+33"/>
+        <location line="+35"/>
         <source>Answer %1</source>
         <translation>回答 %1</translation>
     </message>
@@ -1054,7 +1054,7 @@
         <translation>种子 %1</translation>
     </message>
     <message>
-        <location line="+80"/>
+        <location line="+84"/>
         <source>queued (fair mode)</source>
         <translation>排队中（公平模式）</translation>
     </message>
@@ -1243,7 +1243,7 @@
 <context>
     <name>ComparePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/compare.py" line="+295"/>
+        <location filename="../../desktop/ui/pages/compare.py" line="+296"/>
         <source>A comparison takes two to six models; add them with “Add model”.</source>
         <translation>对比需要二到六个模型；请用“添加模型”加入。</translation>
     </message>
@@ -1253,15 +1253,83 @@
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location line="+98"/>
+        <location line="+99"/>
         <source>this machine</source>
         <translation>本机</translation>
     </message>
 </context>
 <context>
+    <name>CompareQuality</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+213"/>
+        <source>accuracy %1</source>
+        <translation>准确率 %1</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>KLD %1</source>
+        <translation>KLD %1</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>%1 questions</source>
+        <translation>%1 道题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>%1 tokens</source>
+        <translation>%1 个 token</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>(stopped early)</source>
+        <translation>（提前停止）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>not measured: a model on a server gives no logits to score here</source>
+        <translation>未测量：服务器上的模型不提供可在此评分的 logits</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>stopped before it was measured</source>
+        <translation>测量前已停止</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>failed: %1</source>
+        <translation>失败：%1</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>no reason given</source>
+        <translation>未说明原因</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>Quality: %1</source>
+        <translation>质量：%1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>question</source>
+        <translation>题</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>chunk</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Quality: measuring, %1 %2 of %3</source>
+        <translation>质量：测量中，第 %2/%3 %1</translation>
+    </message>
+</context>
+<context>
     <name>CompareResults</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_results.py" line="+51"/>
+        <location filename="../../desktop/ui/widgets/compare_results.py" line="+62"/>
         <source>Summary</source>
         <translation>汇总</translation>
     </message>
@@ -1320,11 +1388,21 @@
         <source>Summary of the comparison</source>
         <translation>对比汇总</translation>
     </message>
+    <message>
+        <location line="+32"/>
+        <source>Speed and memory</source>
+        <translation>速度与内存</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quality and speed</source>
+        <translation>质量与速度</translation>
+    </message>
 </context>
 <context>
     <name>CompareSetup</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+96"/>
+        <location filename="../../desktop/ui/widgets/compare_setup.py" line="+100"/>
         <source>Add model</source>
         <translation>添加模型</translation>
     </message>
@@ -1510,7 +1588,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>ComparisonView</name>
     <message>
-        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+168"/>
+        <location filename="../../desktop/ui/widgets/comparison_view.py" line="+171"/>
         <source>comparison %1</source>
         <translation>对比 %1</translation>
     </message>
@@ -3534,7 +3612,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryDetail</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_detail.py" line="+81"/>
+        <location filename="../../desktop/ui/widgets/history_detail.py" line="+82"/>
         <source>Details</source>
         <translation>详情</translation>
     </message>
@@ -3544,7 +3622,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>选择一个回答或一次对比。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+11"/>
         <source>Playground</source>
         <translation>演练场</translation>
     </message>
@@ -3599,13 +3677,19 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>模型文件</translation>
     </message>
     <message>
-        <location line="+1"/>
-        <location line="+168"/>
+        <location line="+3"/>
+        <location line="+230"/>
+        <source>Quality measured</source>
+        <translation>测得的质量</translation>
+    </message>
+    <message>
+        <location line="-227"/>
+        <location line="+232"/>
         <source>Hardware</source>
         <translation>硬件</translation>
     </message>
     <message>
-        <location line="-162"/>
+        <location line="-226"/>
         <source>RAM (peak RSS)</source>
         <translation>内存（峰值 RSS）</translation>
     </message>
@@ -3616,12 +3700,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+6"/>
-        <location line="+199"/>
+        <location line="+263"/>
         <source>generation</source>
         <translation>生成</translation>
     </message>
     <message>
-        <location line="-193"/>
+        <location line="-257"/>
         <source>predicted</source>
         <translation>预测</translation>
     </message>
@@ -3762,11 +3846,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+1"/>
+        <location line="+60"/>
         <source>model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="-56"/>
         <location line="+10"/>
         <source>Not stored.</source>
         <translation>未保存。</translation>
@@ -3817,7 +3902,77 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>系统</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+18"/>
+        <source>multiple choice</source>
+        <translation>选择题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>loss against a reference</source>
+        <translation>相对参考的损失</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>measure</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>figure</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>95% interval</source>
+        <translation>95% 区间</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>reference or questions</source>
+        <translation>参考或题目</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>tokens or questions</source>
+        <translation>token 数或题数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>date</source>
+        <translation>日期</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>KLD</source>
+        <translation>KLD</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>%1 questions</source>
+        <translation>%1 道题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>%1 tokens</source>
+        <translation>%1 个 token</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>(stopped early)</source>
+        <translation>（提前停止）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
         <source>fair</source>
         <translation>公平</translation>
     </message>
@@ -3862,7 +4017,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>%1 次盲测投票</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+8"/>
         <source>Prompts</source>
         <translation>提示词</translation>
     </message>
@@ -3945,7 +4100,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+124"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+125"/>
         <source>Stored answers and comparisons</source>
         <translation>已保存的回答和对比</translation>
     </message>
@@ -3966,12 +4121,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+2"/>
-        <location line="+288"/>
+        <location line="+295"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-265"/>
+        <location line="-272"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
@@ -4011,7 +4166,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>没有符合搜索和筛选条件的内容。</translation>
     </message>
     <message>
-        <location line="+76"/>
+        <location line="+83"/>
         <source>Open this server and model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
     </message>
@@ -6004,12 +6159,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>ParetoChart</name>
     <message>
-        <location filename="../../desktop/ui/widgets/pareto_chart.py" line="+65"/>
+        <location filename="../../desktop/ui/widgets/pareto_chart.py" line="+47"/>
         <source>Quality against predicted speed</source>
         <translation>质量与预测速度</translation>
     </message>
     <message>
-        <location line="+21"/>
+        <location line="+9"/>
         <source>predicted tokens/s (log scale)</source>
         <translation>预测 token/s（对数刻度）</translation>
     </message>
@@ -6019,7 +6174,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>质量（0-100）</translation>
     </message>
     <message>
-        <location line="+54"/>
+        <location line="+46"/>
         <source>%1 variants; the line joins the Pareto front: no other variant is both better and faster. Up and right is better. Point at a dot to name it.</source>
         <translation>%1 个变体；连线为帕累托前沿：没有其他变体同时更好且更快。越靠右上越好。指向一个点可显示其名称。</translation>
     </message>
@@ -6232,6 +6387,84 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+2"/>
         <source>Markdown (*.md);;JSON with settings and metrics (*.json)</source>
         <translation>Markdown (*.md);;含设置和指标的 JSON (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>QualityChoice</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="-210"/>
+        <source>Quality check</source>
+        <translation>质量检查</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Quality check after the answers</source>
+        <translation>回答之后的质量检查</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>After the answers, measure every model on the same questions or text, one after another; the results are kept in History.</source>
+        <translation>回答之后，用同样的题目或文本逐个测量每个模型；结果保存在历史记录中。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>GAOKAO-Bench questions (shipped)</source>
+        <translation>GAOKAO-Bench 题目（内置）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Questions from a folder…</source>
+        <translation>文件夹中的题目…</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Loss against a reference…</source>
+        <translation>相对参考的损失…</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Questions</source>
+        <translation>题数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Most questions per model</source>
+        <translation>每个模型最多的题数</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Minutes per model</source>
+        <translation>每个模型的分钟数</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Time budget per model, in minutes</source>
+        <translation>每个模型的时间预算（分钟）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>What is measured by then counts.</source>
+        <translation>到时为止测得的结果有效。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>A folder of questions (C-Eval, CMMLU or MMLU layout)</source>
+        <translation>题目文件夹（C-Eval、CMMLU 或 MMLU 格式）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>The reference: a GGUF model or a reference pack</source>
+        <translation>参考：GGUF 模型或参考包</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Reference (*.gguf *.refpack);;All files (*)</source>
+        <translation>参考 (*.gguf *.refpack);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -6609,6 +6842,88 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+3"/>
         <source>Measured on %1 of %2 %3 (%4).</source>
         <translation>仅基于 %1 / %2 %3测得（%4）。</translation>
+    </message>
+</context>
+<context>
+    <name>QualitySpeedChart</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality_chart.py" line="+39"/>
+        <source>Measured quality against generation speed</source>
+        <translation>测得的质量与生成速度</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>generation tokens/s (log scale)</source>
+        <translation>生成 token/秒（对数刻度）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+21"/>
+        <source>quality (%)</source>
+        <translation>质量（%）</translation>
+    </message>
+    <message>
+        <location line="-3"/>
+        <source>accuracy (%)</source>
+        <translation>准确率（%）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>same top token as the reference (%)</source>
+        <translation>首选 token 与参考相同（%）</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>Up and right is better. The line joins the Pareto front.</source>
+        <translation>越靠右上越好。连线为帕累托前沿。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Up and right is better. The line joins the Pareto front: no other model is both better and faster here.</source>
+        <translation>越靠右上越好。连线为帕累托前沿：没有其他模型在这里既更好又更快。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>A quality check in the setup puts each model&apos;s quality against its speed.</source>
+        <translation>在设置中选择质量检查后，这里会画出每个模型的质量与速度。</translation>
+    </message>
+</context>
+<context>
+    <name>QualityTable</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+167"/>
+        <source>Quality of every model</source>
+        <translation>每个模型的质量</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>Quality (%1)</source>
+        <translation>质量（%1）</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>multiple choice</source>
+        <translation>选择题</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>loss against %1</source>
+        <translation>相对 %1 的损失</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Result (95% interval)</source>
+        <translation>结果（95% 区间）</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Measured on</source>
+        <translation>测量范围</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>not measured yet</source>
+        <translation>尚未测量</translation>
     </message>
 </context>
 <context>

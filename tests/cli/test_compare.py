@@ -25,6 +25,7 @@ pytestmark = [pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--max-tokens", "6", "--ctx", "512", "--temp", "0"]
+QUALITY = ["compare", "--models", "smollm2", "gemma3", "--prompt", "Hi", "--quality"]
 
 
 @pytest.fixture(autouse=True)
@@ -132,6 +133,27 @@ def test_compare_lists_the_built_in_suites(capsys: pytest.CaptureFixture[str]) -
             2,
             "at least 1",
         ),
+        (
+            ["compare", "--models", "smollm2", "gemma3", "--prompt", "Hi", "--quality", "vibes"],
+            2,
+            "--quality takes items, items:DIR or text:REF, not 'vibes'.",
+        ),
+        (
+            ["compare", "--models", "smollm2", "gemma3", "--prompt", "Hi", "--quality", "text"],
+            2,
+            "--quality text needs a reference",
+        ),
+        (
+            [*QUALITY, "items:/no/such/folder"],
+            2,
+            "There is no question folder or file /no/such/folder.",
+        ),
+        (
+            [*QUALITY, "items", "--quality-limit", "0"],
+            2,
+            "--quality-limit must be at least 1",
+        ),
+        (["compare", "--list", "--quality", "items"], 2, "--quality goes with --models"),
     ],
 )
 def test_compare_explains_what_it_cannot_do(
@@ -271,3 +293,39 @@ def test_a_comparison_with_answers_missing_exits_non_zero_with_its_report(
     assert "1 answers are missing" in err
     statuses = [row["status"] for row in json.loads(out.read_text("utf-8"))["rows"]]
     assert "ok" in statuses  # the report was still written, with what did run
+
+
+def test_compare_with_a_quality_check_reports_it_and_keeps_it_in_the_history(
+    demo_paths: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_json = tmp_path / "report.json"
+    argv = ["compare", "--models", "smollm2", "gemma3", "--prompt", "Hi.", *FAST]
+    argv += ["--max-tokens", "2", "--quality", "items", "--quality-limit", "2"]
+    assert main([*argv, "--out", str(out_json)]) == 0
+    err = capsys.readouterr().err
+    assert "quality: SmolLM2 135M Instruct Q4_1 · multiple choice on gaokao" in err
+    document = json.loads(out_json.read_text("utf-8"))
+    quality = document["quality"]
+    assert quality["check"]["kind"] == "items"
+    assert quality["check"]["limit"] == 2
+    results = quality["results"]
+    assert [r["status"] for r in results] == ["done", "done"]
+    assert all(r["count"] == 2 for r in results)
+    # Each model's line on stderr carries the figure the report holds.
+    for r in results:
+        low, high = r["interval"]
+        figure = f"accuracy {r['value']:.1%} ({low:.1%} – {high:.1%})"
+        assert f"quality: {r['model']}: {figure}" in err
+    comparison = document["comparison"]["id"]
+    # The Markdown of --show has the same figures, read back from the history.
+    assert main(["compare", "--show", str(comparison)]) == 0
+    out = capsys.readouterr().out
+    assert "## Quality" in out
+    for r in results:
+        assert f"{r['value']:.1%}" in out
+    # And `history list` lists them as measurements of each model.
+    assert main(["history", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    measured = [x for x in listed if x["kind"] == "measurement"]
+    assert {x["settings"]["comparison"] for x in measured} == {comparison}
+    assert sorted(x["value"] for x in measured) == sorted(r["value"] for r in results)

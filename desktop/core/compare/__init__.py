@@ -7,8 +7,10 @@ generated deterministically), checks that score answers, scheduling (fair: one m
 time; parallel: together when the fit says they all fit with a margin), the
 :class:`CompareRunner` (typed progress events on the caller's thread, cancel, every answer
 stored in the history as it completes, resume), blind labels, votes and win rates, the summary
-table and chart points, and Markdown/CSV/JSON reports. Depends on engine (sessions), fit
-(memory), library (the resolver), hardware (profiles) and history (storage).
+table and chart points, and Markdown/CSV/JSON reports; a quality check every contestant runs
+after its answers (the same questions or text, through quality; each result stored as a
+measurement tagged with the comparison). Depends on engine (sessions), fit (memory), library
+(the resolver), hardware (profiles), history (storage) and quality.
 
 Also what a comparison starts from when nothing else is said (the default context, seed and
 temperature the window and ``llm-scout compare`` share) and a comparison as a front end shows it
@@ -48,6 +50,9 @@ from desktop.core.compare.events import (
     ContestantFinished,
     ContestantLoaded,
     ContestantStarted,
+    QualityFinished,
+    QualityProgress,
+    QualityStarted,
 )
 from desktop.core.compare.live import (
     ColumnState,
@@ -59,6 +64,16 @@ from desktop.core.compare.live import (
 from desktop.core.compare.longdoc import build_document, estimate_tokens
 from desktop.core.compare.persist import info_of, open_comparison, record_vote
 from desktop.core.compare.plan import ComparisonPlan, rerun_plan, resume_plan
+from desktop.core.compare.quality_check import (
+    DEFAULT_ITEMS,
+    DEFAULT_LIMIT,
+    DEFAULT_MAX_SECONDS,
+    QUALITY_KINDS,
+    QualityCheck,
+    QualityKind,
+    QualityOutcome,
+    QualityPoint,
+)
 from desktop.core.compare.ratings import (
     VoteGap,
     VoteRating,
@@ -110,12 +125,16 @@ from desktop.core.compare.votes import BlindLabels, Vote, WinRate, pairwise_outc
 __all__ = [
     "CHECK_KINDS",
     "CTX_STEP",
+    "DEFAULT_ITEMS",
+    "DEFAULT_LIMIT",
+    "DEFAULT_MAX_SECONDS",
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_SEED",
     "DEFAULT_TEMPERATURE",
     "MAX_CONTESTANTS",
     "MIN_CONTESTANTS",
     "MODES",
+    "QUALITY_KINDS",
     "SETTING_KEYS",
     "AnswerFinished",
     "AnswerResult",
@@ -149,6 +168,13 @@ __all__ = [
     "ParallelCheck",
     "Prompt",
     "PromptSuite",
+    "QualityCheck",
+    "QualityFinished",
+    "QualityKind",
+    "QualityOutcome",
+    "QualityPoint",
+    "QualityProgress",
+    "QualityStarted",
     "ReportFormat",
     "Score",
     "SuiteProblem",

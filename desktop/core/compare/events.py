@@ -5,8 +5,11 @@ The runner calls its ``on_event`` callback with one of these, always on the runn
 contestant: :class:`ContestantStarted`, then :class:`ContestantLoaded` or
 :class:`ContestantFailed`, then per prompt :class:`AnswerStarted`, :class:`AnswerText` as tokens
 stream, :class:`AnswerFinished` (the answer is already stored), and at last
-:class:`ContestantFinished`. The whole run starts with :class:`ComparisonStarted` and ends with
-:class:`ComparisonFinished`. A window forwards them through one signal; keep the callback short.
+:class:`ContestantFinished`. A plan with a quality check then measures each contestant in turn:
+:class:`QualityStarted`, :class:`QualityProgress` after each question or chunk,
+:class:`QualityFinished` (the result already stored). The whole run starts with
+:class:`ComparisonStarted` and ends with :class:`ComparisonFinished`. A window forwards them
+through one signal; keep the callback short.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from desktop.core.compare.quality_check import QualityOutcome
 from desktop.core.compare.results import AnswerResult, ComparisonResult, ContestantOutcome
 
 
@@ -86,6 +90,33 @@ class AnswerFinished:
 
 
 @dataclass(frozen=True)
+class QualityStarted:
+    """The contestant's quality check starts (its model loading); ``planned``: questions, or
+    None for a text (chunks are known once it is read)."""
+
+    contestant: int
+    name: str
+    planned: int | None
+
+
+@dataclass(frozen=True)
+class QualityProgress:
+    """``done`` of ``total`` questions or chunks; ``value`` and ``interval``: the running
+    accuracy or KLD (None while the reference is evaluated)."""
+
+    contestant: int
+    done: int
+    total: int
+    value: float | None
+    interval: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class QualityFinished:
+    outcome: QualityOutcome
+
+
+@dataclass(frozen=True)
 class ComparisonFinished:
     result: ComparisonResult
 
@@ -99,5 +130,8 @@ CompareEvent: TypeAlias = (
     | AnswerStarted
     | AnswerText
     | AnswerFinished
+    | QualityStarted
+    | QualityProgress
+    | QualityFinished
     | ComparisonFinished
 )

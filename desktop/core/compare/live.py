@@ -36,9 +36,13 @@ from desktop.core.compare.events import (
     ContestantFinished,
     ContestantLoaded,
     ContestantStarted,
+    QualityFinished,
+    QualityProgress,
+    QualityStarted,
 )
 from desktop.core.compare.persist import info_of
 from desktop.core.compare.plan import ComparisonPlan
+from desktop.core.compare.quality_check import QualityCheck, QualityOutcome
 from desktop.core.compare.results import (
     AnswerResult,
     ComparisonResult,
@@ -131,6 +135,10 @@ class ColumnState:
     dirty_status: bool = True
     dirty_text: set[int] = field(default_factory=set)
     dirty_spark: bool = False
+    # The quality check: its outcome, or how far it is while it runs (done, total, figure).
+    quality: QualityOutcome | None = None
+    quality_progress: tuple[int, int | None, float | None] | None = None
+    dirty_quality: bool = False
 
     @property
     def active(self) -> bool:
@@ -173,6 +181,7 @@ class LiveComparison:
         self.running = False
         self.latest_prompt: int | None = None  # the prompt an answer last started on
         self.dirty_summary = True
+        self.quality_check: QualityCheck | None = None
 
     # -- a run about to start, or a stored result -----------------------------------------------
 
@@ -206,6 +215,7 @@ class LiveComparison:
         if existing is not None:
             live.show_result(existing)
         live.comparison_id = comparison_id
+        live.quality_check = plan.quality
         live.queue_all()
         return live
 
@@ -231,6 +241,11 @@ class LiveComparison:
         self.votes = list(result.votes)
         self.blind = result.blind or self.blind
         self.running = False
+        self.quality_check = result.quality_check or self.quality_check
+        for column in self.columns:
+            column.quality = result.quality_of(column.index) or column.quality
+            column.quality_progress = None
+            column.dirty_quality = True
         for column, outcome in zip(self.columns, result.outcomes, strict=False):
             column.status = _status_of(outcome)
             if column.status.active:  # stored while running: interrupted
@@ -311,11 +326,27 @@ class LiveComparison:
             column.meter = None
             column.dirty_status = True
             self.dirty_summary = True
+        elif isinstance(event, QualityStarted | QualityProgress | QualityFinished):
+            self._quality(event)
         elif isinstance(event, ComparisonStarted):
             self.comparison_id = event.comparison_id
             self.total = event.total + self.done
         elif isinstance(event, ComparisonFinished):
             self.show_result(event.result)
+
+    def _quality(self, event: QualityStarted | QualityProgress | QualityFinished) -> None:
+        if isinstance(event, QualityFinished):
+            column = self.columns[event.outcome.contestant]
+            column.quality, column.quality_progress = event.outcome, None
+            self.dirty_summary = True
+        else:
+            column = self.columns[event.contestant]
+            column.quality = None
+            if isinstance(event, QualityStarted):
+                column.quality_progress = (0, event.planned, None)
+            else:
+                column.quality_progress = (event.done, event.total, event.value)
+        column.dirty_quality = True
 
     def _text(self, t: float, event: AnswerText) -> None:
         column = self.columns[event.contestant]
@@ -401,6 +432,8 @@ class LiveComparison:
             suite=self.suite,
             machine=self.machine,
             created_at=self.created_at,
+            quality_check=self.quality_check,
+            quality=tuple(c.quality for c in self.columns if c.quality is not None),
         )
 
     def cancel_waiting(self) -> None:
@@ -409,6 +442,8 @@ class LiveComparison:
         for column in self.columns:
             if column.status.waiting:
                 column.status, column.dirty_status = ColumnStatus.CANCELLED, True
+            if column.quality_progress is not None:
+                column.quality_progress, column.dirty_quality = None, True
 
     @property
     def answered(self) -> int:

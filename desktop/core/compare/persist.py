@@ -8,10 +8,12 @@ from the history is the same value the runner returned.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from desktop.core.compare.checks import Check, CheckError
 from desktop.core.compare.contestants import Contestant
+from desktop.core.compare.quality_check import QualityCheck, QualityOutcome
 from desktop.core.compare.results import (
     AnswerResult,
     ComparisonResult,
@@ -29,6 +31,7 @@ from desktop.core.history import (
     RunRecord,
     VoteRecord,
 )
+from desktop.core.quality import result_of
 
 log = logging.getLogger(__name__)
 
@@ -186,9 +189,37 @@ def result_from_record(record: ComparisonRecord) -> ComparisonResult:
         suite=summary.suite,
         machine=summary.machine,
         created_at=summary.created_at,
+        quality_check=QualityCheck.from_dict(record.options.get("quality")),
     )
 
 
+def quality_of(history: History, record: ComparisonRecord) -> tuple[QualityOutcome, ...]:
+    """The quality results a comparison's check stored, one per contestant (the newest). Only
+    those of its machine and of each contestant's file count: a measurement imported from
+    another history carries that history's comparison number."""
+    found: dict[int, QualityOutcome] = {}
+    models = [c.model for c in record.contestants]
+    for m in history.measurements(kind="quality", comparison=record.id):
+        c = m.settings.get("contestant")
+        if not isinstance(c, int) or not 0 <= c < len(models) or c in found:
+            continue
+        model = models[c]
+        same_file = (
+            model is not None
+            and m.model is not None
+            and (m.model.id == model.id or (model.sha256 and m.model.sha256 == model.sha256))
+        )
+        result = result_of(m.kind, m.data)
+        if same_file and m.machine == record.summary.machine and result is not None:
+            found[c] = QualityOutcome(c, "done", result, measurement_id=m.id)
+    return tuple(found[c] for c in sorted(found))
+
+
 def open_comparison(history: History, comparison_id: int) -> ComparisonResult:
-    """A stored comparison as a result (HistoryNotFound when there is none)."""
-    return result_from_record(history.comparison(comparison_id))
+    """A stored comparison as a result, its quality results with it (HistoryNotFound when
+    there is none)."""
+    record = history.comparison(comparison_id)
+    result = result_from_record(record)
+    if result.quality_check is None:
+        return result
+    return replace(result, quality=quality_of(history, record))

@@ -9,13 +9,15 @@ prompts as a new comparison.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from desktop.core.compare.contestants import Contestant, check_count, contestant_from_record
 from desktop.core.compare.errors import CompareError
-from desktop.core.compare.persist import prompt_from_record, result_from_record
+from desktop.core.compare.persist import prompt_from_record, quality_of, result_from_record
+from desktop.core.compare.quality_check import QualityCheck
 from desktop.core.compare.results import ComparisonResult
 from desktop.core.compare.schedule import MODES, Mode
 from desktop.core.compare.suites import Prompt, PromptSuite
@@ -27,7 +29,8 @@ from desktop.core.library import ModelResolver
 class ComparisonPlan:
     """What to run: 2 to 6 contestants, one or more prompts, the mode, blind or not.
 
-    ``blind_seed`` makes the blind order reproducible (None: random). A prompt's own
+    ``blind_seed`` makes the blind order reproducible (None: random); ``quality``: a quality
+    check every contestant runs after its answers (None: none). A prompt's own
     ``max_tokens`` and the contestant's apply together: the smaller wins."""
 
     contestants: tuple[Contestant, ...]
@@ -37,6 +40,7 @@ class ComparisonPlan:
     title: str = ""
     suite: str | None = None
     blind_seed: int | None = None
+    quality: QualityCheck | None = None
 
     def __post_init__(self) -> None:
         check_count(len(self.contestants))
@@ -73,6 +77,8 @@ def resume_plan(
     """A stored comparison's plan, its models found again on this machine, and what it has."""
     record = history.comparison(comparison_id)
     existing = result_from_record(record)
+    if existing.quality_check is not None:
+        existing = dataclasses.replace(existing, quality=quality_of(history, record))
     plan = ComparisonPlan(
         tuple(contestant_from_record(resolver, c) for c in record.contestants),
         tuple(prompt_from_record(q) for q in record.prompts),
@@ -80,6 +86,7 @@ def resume_plan(
         blind=bool(record.blind_order),
         title=record.summary.title,
         suite=record.summary.suite,
+        quality=existing.quality_check,
     )
     return plan, existing
 

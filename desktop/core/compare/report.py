@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from desktop.core.compare.errors import CompareError
+from desktop.core.compare.quality_check import quality_dict, quality_markdown
 from desktop.core.compare.ratings import describe_gap
 from desktop.core.compare.results import AnswerResult, ComparisonResult, SummaryRow
 
@@ -232,6 +233,10 @@ def to_dict(result: ComparisonResult) -> dict[str, Any]:
             for v in result.votes
         ],
         "vote_ratings": None if ratings is None else ratings.to_dict(),
+        "quality": quality_dict(
+            result.quality_check, result.quality, [c.name for c in result.contestants]
+        ),
+        "quality_chart": [point.to_dict() for point in result.quality_chart()],
         "rows": rows(result),
     }
 
@@ -390,6 +395,9 @@ def to_markdown(result: ComparisonResult) -> str:
         "",
     ]
     lines += _ratings_lines(result)
+    lines += quality_markdown(
+        result.quality_check, result.quality, [c.name for c in result.contestants]
+    )
     if any(row.remote for row in summary):
         lines += [
             "A model behind a server has no prediction; its TTFT and speeds are measured on "

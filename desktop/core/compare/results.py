@@ -3,8 +3,8 @@
 A :class:`ComparisonResult` is the same whether it was just run or opened from the history:
 contestants as :class:`ContestantInfo` (no live model needed, so an old comparison opens after
 its files are gone), one :class:`AnswerResult` per (contestant, prompt) that finished, votes,
-and the blind order. :meth:`ComparisonResult.summary` gives the table (one
-:class:`SummaryRow` per contestant) and :meth:`ComparisonResult.chart` the points of the
+the blind order, and the quality check's outcomes. :meth:`ComparisonResult.summary` gives the
+table (one :class:`SummaryRow` per contestant) and :meth:`ComparisonResult.chart` the points of the
 "generation tokens/s against peak memory, marker size = score" chart the window draws.
 """
 
@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop.core.compare.checks import CheckResult, Score
+from desktop.core.compare.quality_check import QualityCheck, QualityOutcome, QualityPoint
 from desktop.core.compare.ratings import VoteRatings, vote_ratings
 from desktop.core.compare.suites import Prompt
 from desktop.core.compare.votes import BlindLabels, Vote, WinRate, win_rates
 from desktop.core.engine import RunReport, error_pct
+from desktop.core.recommend import pareto_keys
 
 
 @dataclass(frozen=True)
@@ -208,6 +210,12 @@ class ComparisonResult:
     suite: str | None = None
     machine: str = ""
     created_at: float | None = None
+    # The quality check every contestant ran (None: none) and each one's outcome.
+    quality_check: QualityCheck | None = None
+    quality: tuple[QualityOutcome, ...] = ()
+
+    def quality_of(self, contestant: int) -> QualityOutcome | None:
+        return next((o for o in self.quality if o.contestant == contestant), None)
 
     def answer(self, contestant: int, prompt: int) -> AnswerResult | None:
         return next(
@@ -257,6 +265,19 @@ class ComparisonResult:
         return [
             _summary_row(info, self.outcomes[i], self.answers_of(i), rates[i], self.blind)
             for i, info in enumerate(self.contestants)
+        ]
+
+    def quality_chart(self) -> list[QualityPoint]:
+        """Measured quality against measured generation tokens/s, one point per contestant
+        with both, the Pareto front marked (the recommendation's rule: ``pareto_keys``)."""
+        speeds = {row.contestant: row.generation_tokens_per_s for row in self.summary()}
+        placed = [(o.contestant, o.quality, speeds.get(o.contestant)) for o in self.quality]
+        front = pareto_keys(placed)
+        metrics = {o.contestant: o.quality_metric or "" for o in self.quality}
+        return [
+            QualityPoint(c, self.contestants[c].name, s, q, metrics[c], c in front)
+            for c, q, s in placed
+            if q is not None and s is not None
         ]
 
     def chart(self) -> list[ChartPoint]:

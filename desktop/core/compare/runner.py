@@ -11,7 +11,9 @@ With a :class:`History` every answer is committed as soon as it finishes, before
 ``AnswerFinished`` event: a process killed mid-suite loses no finished answer, and
 :func:`resume` later runs only the cells that are missing. A contestant whose model does not
 load, or whose engine is gone (an error that ends a run: :func:`~desktop.core.errors.is_fatal`,
-the Playground's rule too), is marked failed with the reason; the others go on.
+the Playground's rule too), is marked failed with the reason; the others go on. A plan with a
+quality check runs it after the answers (:class:`~desktop.core.compare.quality_step.QualityStep`:
+each contestant in turn, its result stored as a measurement tagged with the comparison).
 """
 
 from __future__ import annotations
@@ -37,9 +39,12 @@ from desktop.core.compare.events import (
     ContestantFinished,
     ContestantLoaded,
     ContestantStarted,
+    QualityFinished,
 )
 from desktop.core.compare.persist import info_of, model_ref_of, prompt_record, record_answer
 from desktop.core.compare.plan import ComparisonPlan, resume_plan
+from desktop.core.compare.quality_check import QualityOutcome
+from desktop.core.compare.quality_step import QualityStep
 from desktop.core.compare.results import AnswerResult, ComparisonResult, ContestantOutcome
 from desktop.core.compare.schedule import parallel_threads, require_parallel
 from desktop.core.compare.votes import BlindLabels, Vote
@@ -101,7 +106,9 @@ class CompareRunner:
         self._blind: BlindLabels | None = None
         self._models: list[ModelRef | None] = [None] * n
         self._created_at: float | None = None
+        self._quality: dict[int, QualityOutcome] = {}
         if existing is not None:
+            self._quality = {o.contestant: o for o in existing.quality if o.status == "done"}
             self._answers = {(a.contestant, a.prompt): a for a in existing.answers}
             self._outcomes = list(existing.outcomes)
             self._votes = existing.votes
@@ -174,6 +181,19 @@ class CompareRunner:
                     if self._stopping():
                         break
                     self._run_contestant(c, prompts, None, self._handle)
+            if plan.quality is not None and not self._stopping():
+                todo_quality = [c for c in range(len(plan.contestants)) if c not in self._quality]
+                QualityStep(
+                    plan.quality,
+                    plan.contestants,
+                    post=self._handle,
+                    should_stop=self._stopping,
+                    history=self.history,
+                    comparison_id=self.comparison_id,
+                    models=self._models,
+                    profile=self.profile,
+                    machine=self.machine,
+                ).run(todo_quality)
         except BaseException:
             self._store_status("cancelled")
             raise
@@ -200,6 +220,8 @@ class CompareRunner:
             suite=plan.suite,
             machine=self.machine,
             created_at=self._created_at,
+            quality_check=plan.quality,
+            quality=tuple(self._quality[c] for c in sorted(self._quality)),
         )
 
     # -- storage and events (always on the runner's thread) ----------------------------------
@@ -224,7 +246,8 @@ class CompareRunner:
             prompts=[prompt_record(q) for q in self.plan.prompts],
             suite=self.plan.suite,
             blind_order=self._blind.order if self._blind is not None else (),
-            options={"blind": self.plan.blind},
+            options={"blind": self.plan.blind}
+            | ({"quality": self.plan.quality.to_dict()} if self.plan.quality else {}),
             profile=self.profile,
             machine=self.machine,
             created_at=self._created_at,
@@ -237,7 +260,9 @@ class CompareRunner:
     def _handle(self, event: CompareEvent) -> None:
         """Store what an event says, then tell the caller."""
         history, cid = self.history, self.comparison_id
-        if isinstance(event, AnswerFinished):
+        if isinstance(event, QualityFinished):
+            self._quality[event.outcome.contestant] = event.outcome
+        elif isinstance(event, AnswerFinished):
             answer = event.answer
             if history is not None and cid is not None:
                 answer = record_answer(history, cid, answer)

@@ -361,11 +361,16 @@ class MachineQueries(Database):
         kind: str | None = None,
         machine: str | None = None,
         ids: Sequence[int] = (),
+        comparison: int | None = None,
         limit: int = 1000,
     ) -> list[MeasurementRecord]:
-        """Stored measurements, newest first; ``kind``: its start (``quality``)."""
+        """Stored measurements, newest first; ``kind``: its start (``quality``);
+        ``comparison``: those a comparison's quality check made (tagged in their settings)."""
         where: list[str] = []
         args: list[Any] = []
+        if comparison is not None:
+            where.append("json_extract(x.settings, '$.comparison') = ?")
+            args.append(comparison)
         if kind:
             where.append("(x.kind = ? OR x.kind LIKE ?)")
             args += [kind, f"{kind}.%"]

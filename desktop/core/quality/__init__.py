@@ -57,12 +57,17 @@ from desktop.core.quality.quantize import (
     quantize_model,
 )
 from desktop.core.quality.record import (
+    ACCURACY_DECIMALS,
     CHOICE_KIND,
+    KLD_DECIMALS,
     LOSS_KIND,
     Measurement,
+    MeasurementFigures,
+    figures_of,
     measured_by_variant,
     measured_here,
     measurement_of,
+    of_models,
     result_of,
     store_result,
 )
@@ -80,9 +85,11 @@ from desktop.core.quality.stats import (
 from desktop.core.quality.texts import BUILTIN_TEXTS, ChunkPlan, EvalText, load_text, plan_chunks
 
 __all__ = [
+    "ACCURACY_DECIMALS",
     "BUILTIN_SETS",
     "BUILTIN_TEXTS",
     "CHOICE_KIND",
+    "KLD_DECIMALS",
     "LLAMA_CPP_SCALE",
     "LOSS_KIND",
     "NEEDS_IMATRIX",
@@ -103,6 +110,7 @@ __all__ = [
     "LossSettings",
     "McNemar",
     "Measurement",
+    "MeasurementFigures",
     "PackHeader",
     "PairGap",
     "QuantizeResult",
@@ -114,6 +122,7 @@ __all__ = [
     "bradley_terry",
     "cached_pack_path",
     "default_output",
+    "figures_of",
     "load_items",
     "load_text",
     "make_pack",
@@ -123,6 +132,7 @@ __all__ = [
     "measured_by_variant",
     "measured_here",
     "measurement_of",
+    "of_models",
     "paired",
     "place_on_scale",
     "plan_chunks",

@@ -13,6 +13,10 @@ and the Models page's Recommended view): a variant's perplexity ratio, KLD and s
 rate against a full-precision reference (F32/F16/BF16 by its name), measured on this machine,
 take the place of its quant type's published cost, labelled "measured here". Multiple-choice
 accuracies are stored but not used by the ranking (its scores are named benchmarks).
+
+:func:`figures_of` says what a stored measurement shows (its figure, 95% interval, what it was
+measured against and on how many tokens or questions) for ``history list`` and the History
+page's detail alike; :func:`of_models` picks some models' measurements out of the history's.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 
 from desktop.core import paths
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile
-from desktop.core.history import History, MeasurementRecord
+from desktop.core.history import History, MeasurementRecord, ModelRef
 from desktop.core.quality.choice import ChoiceResult
 from desktop.core.quality.loss import LossResult
 from desktop.core.recommend import MeasuredQuality
@@ -34,6 +38,9 @@ CHOICE_KIND = "quality.choice"
 # The reference a loss measured against counts as full precision (for the recommendation) when
 # its file's name says one of these types.
 FULL_PRECISION = ("F32", "F16", "BF16")
+# How a figure is shown, everywhere: a KLD with five decimals, an accuracy in percent with one.
+KLD_DECIMALS = 5
+ACCURACY_DECIMALS = 1
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,76 @@ def store_result(
             profile=profile,
             machine=THIS_MACHINE,
         )
+
+
+@dataclass(frozen=True)
+class MeasurementFigures:
+    """What one stored measurement shows: ``metric`` (``kld`` or ``accuracy``, a fraction) with
+    its ``value`` and 95% ``interval``, ``against`` (the reference's name, or the set of
+    questions), ``count`` (tokens scored, or questions answered) and whether it ran to the end.
+    ``decimals`` and ``percent``: how the figure is written (the CLI's and the window's)."""
+
+    kind: str
+    metric: str
+    value: float | None
+    interval: tuple[float, float] | None
+    against: str
+    count: int | None
+    complete: bool
+
+    @property
+    def choice(self) -> bool:
+        return self.metric == "accuracy"
+
+    @property
+    def percent(self) -> bool:
+        return self.choice
+
+    @property
+    def decimals(self) -> int:
+        return ACCURACY_DECIMALS if self.choice else KLD_DECIMALS
+
+
+def figures_of(m: MeasurementRecord) -> MeasurementFigures:
+    """The figures of a stored quality measurement (missing parts: None, or ``?``)."""
+    choice = m.metric == "accuracy"
+    raw = m.data.get("accuracy_ci" if choice else "kld_ci")
+    interval: tuple[float, float] | None = None
+    if isinstance(raw, list | tuple) and len(raw) == 2:
+        try:
+            interval = (float(raw[0]), float(raw[1]))
+        except (TypeError, ValueError):
+            interval = None
+    count = m.settings.get("n" if choice else "tokens")
+    against = m.settings.get("items" if choice else "reference")
+    return MeasurementFigures(
+        kind=m.kind,
+        metric=m.metric,
+        value=m.value,
+        interval=interval,
+        against=str(against) if against else "?",
+        count=int(count) if isinstance(count, int | float) else None,
+        complete=bool(m.settings.get("complete", True)),
+    )
+
+
+def of_models(
+    records: Iterable[MeasurementRecord], models: Iterable[ModelRef]
+) -> list[MeasurementRecord]:
+    """The measurements of any of ``models``' files (the same history row, or the same
+    sha256), newest first, each once."""
+    ids = set()
+    hashes = set()
+    for model in models:
+        ids.add(model.id)
+        if model.sha256:
+            hashes.add(model.sha256)
+    found = {
+        r.id: r
+        for r in records
+        if r.model is not None and (r.model.id in ids or r.model.sha256 in hashes)
+    }
+    return sorted(found.values(), key=lambda r: (r.created_at, r.id), reverse=True)
 
 
 def result_of(kind: str, data: Mapping[str, Any]) -> LossResult | ChoiceResult | None:

@@ -22,6 +22,7 @@ from desktop.core.recommend.rank import (
     Recommender,
     dominated_by,
     pareto_front,
+    pareto_keys,
 )
 from desktop.core.recommend.scale import (
     MIN_POOL,
@@ -59,6 +60,7 @@ __all__ = [
     "coverage",
     "dominated_by",
     "pareto_front",
+    "pareto_keys",
     "percentile",
     "quant_cost",
     "task_spec",

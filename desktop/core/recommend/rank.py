@@ -15,7 +15,9 @@ used in the place of the published cost and scores and labelled.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from desktop.core.catalog import CatalogModel
 from desktop.core.fit import FitRow
@@ -23,6 +25,8 @@ from desktop.core.recommend.quant_cost import QuantCost, quant_cost
 from desktop.core.recommend.scale import TaskScale
 from desktop.core.recommend.tasks import TASKS, TaskId, TaskSpec, task_spec
 from desktop.core.recommend.types import MeasuredQuality, Pick, Recommendation
+
+K = TypeVar("K", bound=Hashable)
 
 NOT_FITTING = "does not fit"
 TOO_SLOW = "below the minimum speed"
@@ -142,18 +146,23 @@ def pareto_front(picks: Sequence[Pick]) -> set[str]:
     """Variant ids of the picks no other pick beats on both quality and speed: none is at
     least as good and at least as fast while better in one. Picks without a quality or a speed
     are not placed."""
-    placed = [p for p in picks if p.quality is not None and p.tokens_per_s is not None]
-    # Fastest first; among equally fast ones the best first. A pick is on the front when it is
-    # better than every faster pick (equal points are both on it).
-    placed.sort(key=lambda p: (-(p.tokens_per_s or 0.0), -(p.quality or 0.0)))
-    front: set[str] = set()
-    best = -1.0
+    return pareto_keys((p.variant.id, p.quality, p.tokens_per_s) for p in picks)
+
+
+def pareto_keys(points: Iterable[tuple[K, float | None, float | None]]) -> set[K]:
+    """The keys of the ``(key, quality, speed)`` points nothing beats on both (higher is better
+    on both; a point without a quality or a speed is not placed). The recommendation's front
+    and Compare's quality chart both use it."""
+    placed = [(k, q, s) for k, q, s in points if q is not None and s is not None]
+    # Fastest first; among equally fast ones the best first. A point is on the front when it is
+    # better than every faster one (equal points are both on it).
+    placed.sort(key=lambda p: (-p[2], -p[1]))
+    front: set[K] = set()
+    best = -math.inf
     best_speed = None
-    for pick in placed:
-        quality = pick.quality or 0.0
-        speed = pick.tokens_per_s or 0.0
+    for key, quality, speed in placed:
         if quality > best or (quality == best and speed == best_speed):
-            front.add(pick.variant.id)
+            front.add(key)
             best, best_speed = quality, speed
     return front
 

@@ -283,6 +283,7 @@ class ComparePage(QWidget):
             sampling=default_sampling(max_tokens),
             mode=self.setup.mode,
             blind=self.setup.blind_check.isChecked(),
+            quality=self.setup.quality.check(),
         )
 
     def run(self) -> bool:
@@ -445,6 +446,7 @@ class ComparePage(QWidget):
         self.contestants.set([entry_from_info(info) for info in result.contestants])
         self.setup.set_mode(result.mode)
         self.setup.blind_check.setChecked(result.blind is not None)
+        self.setup.quality.show_check(result.quality_check)
         if result.max_tokens is not None:
             self.setup.max_tokens.setValue(result.max_tokens)
         if result.suite:

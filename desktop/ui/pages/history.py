@@ -9,12 +9,12 @@ another machine; Export… writes this history's results to one. The "Across mac
 (:class:`~desktop.ui.widgets.across_machines.AcrossMachinesView`) puts one model with the same
 settings side by side on every machine that ran it, and makes an imported machine the profile
 to estimate for. The detail pane shows the selected answer (prompt, output, predicted
-vs measured, settings, the model file, the machine) or comparison (contestants with their
-figures, prompts). Open shows a comparison in the Compare page; Re-run on this machine runs a
-comparison again there, or opens an answer's model (or its server and model name) in the
-Playground with its prompt; Delete asks first. Everything is read and written off the GUI
-thread; the page reads again when it is shown and when another page stored something
-(:meth:`refresh`).
+vs measured, settings, the model file, its quality measured, the machine) or comparison
+(contestants with their figures, their quality measured, prompts). Open shows a comparison in
+the Compare page; Re-run on this machine runs a comparison again there, or opens an answer's
+model (or its server and model name) in the Playground with its prompt; Delete asks first.
+Everything is read and written off the GUI thread; the page reads again when it is shown and
+when another page stored something (:meth:`refresh`).
 
 Signals:
     open_comparison_requested(int): show this stored comparison (the Compare page).
@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from desktop.core.history import ComparisonRecord, History, RunRecord
+from desktop.core.quality import of_models
 from desktop.ui.errors import describe
 from desktop.ui.models.history_model import (
     ITEM_ROLE,
@@ -354,9 +355,15 @@ class HistoryPage(QWidget):
 
         def work(control: TaskControl) -> tuple[HistoryItem, Any]:
             with History.open() as history:
+                stored = history.measurements(kind="quality")
                 if item.kind == "comparison":
-                    return item, history.comparison(item.id)
-                return item, (history.run(item.id), history.run_profile(item.id))
+                    record = history.comparison(item.id)
+                    models = [c.model for c in record.contestants if c.model is not None]
+                    return item, (record, of_models(stored, models))
+                run = history.run(item.id)
+                models = [run.model] if run.model is not None else []
+                found = of_models(stored, models)
+                return item, (run, history.run_profile(item.id), found)
 
         self._detail_reader.submit(work)
 
@@ -366,13 +373,14 @@ class HistoryPage(QWidget):
         item, record = result
         if self.current is None or item.key != self.current.key:
             return
-        if isinstance(record, ComparisonRecord):
-            self.detail_record = record
-            self.detail.show_comparison(record)
+        if isinstance(record[0], ComparisonRecord):
+            comparison, measurements = record
+            self.detail_record = comparison
+            self.detail.show_comparison(comparison, measurements)
         else:
-            run, profile = record
+            run, profile, measurements = record
             self.detail_record = run
-            self.detail.show_run(run, profile)
+            self.detail.show_run(run, profile, measurements)
         self._update_buttons()
 
     def _update_buttons(self) -> None:

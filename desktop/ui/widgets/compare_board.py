@@ -39,6 +39,7 @@ from desktop.core.compare import ColumnState, ColumnStatus, LiveComparison
 from desktop.ui import format as fmt
 from desktop.ui.models.compare_entries import ContestantEntry
 from desktop.ui.widgets.compare_column import CompareColumn
+from desktop.ui.widgets.compare_quality import quality_line
 from desktop.ui.widgets.empty_state import EmptyState
 
 PREVIEW_CHARS = 90
@@ -165,6 +166,7 @@ class CompareBoard(QWidget):
             column.set_editable(editable)
             column.set_status("idle", self.tr("ready · not run yet"))
             column.set_figures("")
+            column.set_quality("")
             column.sparkline.set_points([])
             column.answer.show_answer("", streaming=False)
             column.set_vote("", visible=False, checked=False, enabled=False)
@@ -202,6 +204,7 @@ class CompareBoard(QWidget):
             state = live.columns[contestant]
             state.dirty_status = True
             state.dirty_spark = True
+            state.dirty_quality = True
             state.dirty_text.update(range(len(live.prompts)))
         self.prompt_combo.clear()
         for q, prompt in enumerate(live.prompts):
@@ -307,6 +310,10 @@ class CompareBoard(QWidget):
                 figures_now = figures
             if figures_now:
                 column.set_figures(self.figures_text(state))
+            if state.dirty_quality:
+                failed = state.quality is not None and state.quality.status == "failed"
+                column.set_quality(quality_line(state, live.quality_check), failed=failed)
+                state.dirty_quality = False
             if state.dirty_spark:
                 column.sparkline.set_points([] if self.hidden else list(state.spark))
                 column.sparkline.setVisible(not self.hidden)

@@ -165,6 +165,9 @@ class CompareColumn(QFrame):
         self.figures_label.setObjectName("columnFigures")
         self.figures_label.setWordWrap(True)
         outer.addWidget(self.figures_label)
+        self.quality_label = self._small_label("columnQuality")
+        self.quality_label.setVisible(False)
+        outer.addWidget(self.quality_label)
         self.sparkline = Sparkline()
         self.sparkline.setObjectName("columnSparkline")
         outer.addWidget(self.sparkline)
@@ -212,6 +215,13 @@ class CompareColumn(QFrame):
 
     def set_figures(self, text: str) -> None:
         self.figures_label.setText(text)
+
+    def set_quality(self, text: str, *, failed: bool = False) -> None:
+        """The quality check's line ("" hides it); a failure in the failure colour."""
+        self.quality_label.setText(text)
+        self.quality_label.setToolTip(text)
+        self.quality_label.setVisible(bool(text))
+        self.quality_label.setStyleSheet(f"color: {FAILED_COLOR};" if failed else "")
 
     def set_vote(self, text: str, *, visible: bool, checked: bool, enabled: bool) -> None:
         self.vote_button.setText(text)

@@ -38,6 +38,7 @@ from desktop.core.compare import (
     ComparisonResult,
     ParallelCheck,
     PromptSuite,
+    QualityCheck,
     build_contestants,
     check_parallel,
     rerun_plan,
@@ -84,6 +85,7 @@ class NewComparison:
     mode: str = "fair"
     blind: bool = False
     system: str | None = None
+    quality: QualityCheck | None = None
 
 
 def new_blind_seed() -> int:
@@ -148,6 +150,7 @@ class CompareJob(QObject):
                 mode=request.mode,
                 blind=request.blind,
                 blind_seed=new_blind_seed() if request.blind else None,
+                quality=request.quality,
             )
             return Prepared(plan, check=_check(plan, profile))
 

@@ -1,5 +1,6 @@
-"""Under the columns: the summary table with the votes' Bradley-Terry ratings, the chart, and
-Export.
+"""Under the columns: the summary table with the votes' Bradley-Terry ratings and the quality
+check's results, the charts (speed against memory; measured quality against speed with its
+Pareto front, when there is a quality check), and Export.
 
 The table and the chart are set from the core's summary rows and chart points of the
 comparison as it stands (:meth:`CompareResults.show_summary`), when an answer finishes or a vote is
@@ -23,14 +24,24 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop.core.compare import ChartPoint, SummaryRow, VoteRatings
+from desktop.core.compare import (
+    ChartPoint,
+    QualityCheck,
+    QualityOutcome,
+    QualityPoint,
+    SummaryRow,
+    VoteRatings,
+)
 from desktop.ui.models.compare_summary import SummaryModel
 from desktop.ui.theme import icon
 from desktop.ui.widgets.compare_chart import CompareChart
+from desktop.ui.widgets.compare_quality import QualityTable
+from desktop.ui.widgets.compare_quality_chart import QualitySpeedChart
 from desktop.ui.widgets.vote_ratings import VoteRatingsView
 
 EXPORTS = ("md", "csv", "json", "png")
@@ -108,8 +119,18 @@ class CompareResults(QWidget):
         column.addWidget(self.table, 1)
         self.ratings = VoteRatingsView()
         column.addWidget(self.ratings)
+        self.quality = QualityTable()
+        column.addWidget(self.quality)
         self.splitter.addWidget(left)
-        self.splitter.addWidget(self.chart)
+        # The speed/memory chart, and measured quality against speed when there is a check.
+        self.quality_chart = QualitySpeedChart()
+        self.charts = QTabWidget()
+        self.charts.setObjectName("compareCharts")
+        self.charts.setDocumentMode(True)
+        self.charts.addTab(self.chart, self.tr("Speed and memory"))
+        self.charts.addTab(self.quality_chart, self.tr("Quality and speed"))
+        self.charts.setTabEnabled(1, False)
+        self.splitter.addWidget(self.charts)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
         # The table first: its figures are the comparison's; the chart reads at a third.
@@ -126,6 +147,9 @@ class CompareResults(QWidget):
         hide_names: bool,
         caption: str,
         ratings: VoteRatings | None = None,
+        quality_check: QualityCheck | None = None,
+        quality: Sequence[QualityOutcome] = (),
+        quality_points: Sequence[QualityPoint] = (),
     ) -> None:
         self.model.set_rows(rows, hide_names=hide_names)
         # Blind and not revealed: the figures that tell the models apart (context, speeds,
@@ -136,6 +160,9 @@ class CompareResults(QWidget):
             points = ()
         names = {row.contestant: self.model.name(row) for row in rows}
         self.ratings.show_ratings(ratings, names)
+        self.quality.show_quality(
+            quality_check, quality, [names.get(i, "") for i in range(len(names))]
+        )
         drawn = {p.contestant for p in points}
         # Measured, but a server that keeps its memory to itself cannot be placed on the chart.
         left_out = [
@@ -144,12 +171,25 @@ class CompareResults(QWidget):
             if row.contestant not in drawn and row.generation_tokens_per_s is not None
         ]
         self.chart.set_points(points, [names.get(p.contestant, p.name) for p in points], left_out)
+        self.show_quality_chart(() if hide_names else quality_points, names)
         self.caption.setText(caption)
+
+    def show_quality_chart(self, points: Sequence[QualityPoint], names: dict[int, str]) -> None:
+        """Measured quality against speed; its tab is chosen the first time it has points."""
+        had = bool(self.quality_chart.points)
+        self.quality_chart.set_points(points, [names.get(p.contestant, p.name) for p in points])
+        self.charts.setTabEnabled(1, bool(points))
+        if points and not had:
+            self.charts.setCurrentIndex(1)
+        elif not points:
+            self.charts.setCurrentIndex(0)
 
     def clear(self) -> None:
         self.model.set_rows([])
         self.chart.set_points([], [])
+        self.show_quality_chart((), {})
         self.ratings.show_ratings(None, {})
+        self.quality.show_quality(None, (), ())
         self.caption.setText("")
         self.set_exportable(False)
 

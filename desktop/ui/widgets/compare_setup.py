@@ -1,5 +1,6 @@
-"""The Compare page's controls: add models, mode, blind, max tokens, Run/Stop/Resume, and the
-prompts (one prompt typed here, a built-in suite, or a JSONL/CSV file).
+"""The Compare page's controls: add models, mode, blind, max tokens, Run/Stop/Resume, the
+prompts (one prompt typed here, a built-in suite, or a JSONL/CSV file) and the quality check
+after the answers (:class:`~desktop.ui.widgets.compare_quality.QualityChoice`).
 
 The widget only holds values and says what the person asked for; the page does the work.
 Scheduling is explicit: the chosen mode is explained under the controls in one line.
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
 from desktop.core.compare import DEFAULT_MAX_TOKENS, PromptSuite
 from desktop.ui.suite_texts import language_name, suite_description, suite_title
 from desktop.ui.theme import icon
+from desktop.ui.widgets.compare_quality import QualityChoice
 
 ONE_PROMPT = "__prompt__"
 IMPORT = "__import__"
@@ -66,6 +68,8 @@ class CompareSetup(QWidget):
         outer.setSpacing(6)
         outer.addLayout(self._controls_row())
         outer.addLayout(self._prompt_row())
+        self.quality = QualityChoice()
+        outer.addWidget(self.quality)
         # The mode's explanation, and how far the comparison shown is (on this line, which has
         # room for it: the controls above are full, where it was cut short).
         self.mode_label = QLabel()
@@ -376,6 +380,7 @@ class CompareSetup(QWidget):
             self.prompt_edit,
         ):
             widget.setEnabled(not running)
+        self.quality.set_enabled(not running)
         self.run_button.setEnabled(can_run and not running)
         self.stop_button.setEnabled(running)
         if running:

@@ -156,6 +156,9 @@ class ComparisonView(QObject):
             hide_names=hidden,
             caption=self.caption(),
             ratings=result.vote_ratings(),
+            quality_check=result.quality_check,
+            quality=result.quality,
+            quality_points=result.quality_chart(),
         )
         self.results.set_exportable(self.phase is ComparePhase.SHOWN and not hidden)
 

@@ -1,5 +1,5 @@
-"""The detail of a stored answer or comparison: prompt, output, predicted vs measured, settings
-and the machine it ran on.
+"""The detail of a stored answer or comparison: prompt, output, predicted vs measured, settings,
+the quality measured for its model(s) and the machine it ran on.
 
 A read-only :class:`QTextBrowser` filled with HTML built here; everything that came from a
 person or a model (prompts, answers, names, paths) is escaped, so a model cannot inject markup.
@@ -8,14 +8,15 @@ person or a model (prompts, answers, names, paths) is escaped, so a model cannot
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from desktop.core.engine import RunReport
-from desktop.core.history import ComparisonRecord, RunRecord
+from desktop.core.history import ComparisonRecord, MeasurementRecord, RunRecord
+from desktop.core.quality import MeasurementFigures, figures_of
 from desktop.ui import format as fmt
 from desktop.ui.models.history_model import (
     ERROR_COLOR,
@@ -88,7 +89,13 @@ class HistoryDetail(QTextBrowser):
 
     # -- an answer --------------------------------------------------------------------------------
 
-    def show_run(self, run: RunRecord, profile: Mapping[str, Any]) -> None:
+    def show_run(
+        self,
+        run: RunRecord,
+        profile: Mapping[str, Any],
+        measurements: Sequence[MeasurementRecord] = (),
+    ) -> None:
+        """An answer; ``measurements``: the quality stored for its model file (any machine)."""
         source = {"playground": self.tr("Playground"), "run": self.tr("llm-scout run")}.get(
             run.source, run.source
         )
@@ -125,6 +132,11 @@ class HistoryDetail(QTextBrowser):
             ]
         parts += [heading(self.tr("Settings")), self._settings_html(run.settings)]
         parts += [heading(self.tr("Model file")), self._model_html(run)]
+        if measurements:
+            parts += [
+                heading(self.tr("Quality measured")),
+                self.measurements_html(measurements, with_model=False),
+            ]
         parts += [heading(self.tr("Hardware")), self._hardware_html(profile, run.machine)]
         self.setHtml("".join(parts))
 
@@ -255,9 +267,68 @@ class HistoryDetail(QTextBrowser):
             rows.append((esc(self.tr("system")), esc(profile["os"])))
         return table(rows)
 
+    # -- quality measurements ----------------------------------------------------------------
+
+    def measurements_html(
+        self, measurements: Sequence[MeasurementRecord], *, with_model: bool
+    ) -> str:
+        """One row per stored measurement, newest first: what it is, its figure and 95%
+        interval, what it was measured against, on how many tokens or questions, where and
+        when (the figures :func:`~desktop.core.quality.figures_of` gives ``history list``)."""
+        rows = []
+        for m in measurements:
+            f = figures_of(m)
+            row = [esc(m.model.label if m.model is not None else "-")] if with_model else []
+            # Two lines a cell: the detail pane is narrow.
+            row += [
+                esc(
+                    self.tr("multiple choice") if f.choice else self.tr("loss against a reference")
+                ),
+                esc(self.figure_text(f)) + "<br>" + esc(self.interval_text(f)),
+                esc(f.against) + "<br>" + esc(self.count_text(f)),
+                esc(machine_text(m.machine)) + "<br>" + esc(when_text(m.created_at)),
+            ]
+            rows.append(row)
+        header = [esc(self.tr("model"))] if with_model else []
+        header += [
+            esc(self.tr("measure")),
+            esc(self.tr("figure")) + "<br>" + esc(self.tr("95% interval")),
+            esc(self.tr("reference or questions")) + "<br>" + esc(self.tr("tokens or questions")),
+            esc(self.tr("machine")) + "<br>" + esc(self.tr("date")),
+        ]
+        return table(rows, header)
+
+    def _number(self, f: MeasurementFigures, x: float) -> str:
+        if f.percent:
+            return fmt.number(x * 100, f.decimals) + " %"
+        return fmt.number(x, f.decimals)
+
+    def figure_text(self, f: MeasurementFigures) -> str:
+        """``accuracy 62.0 %`` or ``KLD 0.01234`` (the CLI's figure, in the UI's locale)."""
+        if f.value is None:
+            return "-"
+        name = self.tr("accuracy") if f.choice else self.tr("KLD")
+        return f"{name} {self._number(f, f.value)}"
+
+    def interval_text(self, f: MeasurementFigures) -> str:
+        if f.interval is None:
+            return "-"
+        return f"{self._number(f, f.interval[0])} – {self._number(f, f.interval[1])}"
+
+    def count_text(self, f: MeasurementFigures) -> str:
+        if f.count is None:
+            return "-"
+        text = (self.tr("%1 questions") if f.choice else self.tr("%1 tokens")).replace(
+            "%1", fmt.integer(f.count)
+        )
+        return text if f.complete else text + " " + self.tr("(stopped early)")
+
     # -- a comparison -----------------------------------------------------------------------------
 
-    def show_comparison(self, record: ComparisonRecord) -> None:
+    def show_comparison(
+        self, record: ComparisonRecord, measurements: Sequence[MeasurementRecord] = ()
+    ) -> None:
+        """A comparison; ``measurements``: the quality stored for its contestants' files."""
         summary = record.summary
         mode = {"fair": self.tr("fair"), "parallel": self.tr("parallel")}.get(
             summary.mode, summary.mode
@@ -291,6 +362,11 @@ class HistoryDetail(QTextBrowser):
                 + esc(self.tr("%1 blind votes").replace("%1", str(len(record.votes))))
                 + "</p>"
             )
+        if measurements:
+            parts += [
+                heading(self.tr("Quality measured")),
+                self.measurements_html(measurements, with_model=True),
+            ]
         parts += [heading(self.tr("Prompts")), self._prompts_html(record)]
         parts += [
             heading(self.tr("Hardware")),

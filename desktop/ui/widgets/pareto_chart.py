@@ -15,38 +15,20 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from desktop.core.recommend import Pick
 from desktop.ui import format as fmt
 from desktop.ui.widgets.refcount_guard import guard_refcounts
+from desktop.ui.widgets.speed_front import (
+    FRONT_COLOR,
+    FrontPoint,
+    front_line,
+    front_spots,
+    speed_plot,
+)
 
-FRONT_COLOR = "#2f6fd0"
-OTHER_COLOR = "#8a8f96"
 HOVER_PIXELS = 14  # how near the pointer must be to name a point
-STEPS = (1.0, 2.0, 5.0)  # tick marks at 1, 2, 5, 10, 20, 50 ... tokens/s
-
-
-class SpeedAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
-    """The x axis: points sit at log10(tokens/s); ticks read in tokens/s (1, 2, 5, 10, ...)."""
-
-    def tickValues(
-        self, minVal: float, maxVal: float, size: float
-    ) -> list[tuple[float, list[float]]]:
-        ticks = []
-        for exponent in range(math.floor(minVal) - 1, math.ceil(maxVal) + 1):
-            for step in STEPS:
-                value = math.log10(step) + exponent
-                if minVal <= value <= maxVal:
-                    ticks.append(value)
-        return [(1.0, ticks)]
-
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-        out = []
-        for value in values:
-            speed = 10.0**value
-            out.append(fmt.number(speed, 1 if speed < 1 else 0))
-        return out
 
 
 class ParetoChart(QWidget):
@@ -68,24 +50,15 @@ class ParetoChart(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        self.plot = pg.PlotWidget(
-            background=None, axisItems={"bottom": SpeedAxis(orientation="bottom")}
+        self.plot = speed_plot(
+            self,
+            "paretoChartPlot",
+            self.tr("predicted tokens/s (log scale)"),
+            self.tr("quality (0-100)"),
         )
-        self.plot.setObjectName("paretoChartPlot")
-        self.plot.setMenuEnabled(False)
-        self.plot.hideButtons()
         self.plot.setMinimumHeight(160)
-        self.plot.setMouseEnabled(x=False, y=False)
         item = self.plot.getPlotItem()
         text_color = self.palette().color(QPalette.ColorRole.WindowText)
-        for side in ("left", "bottom"):
-            axis = item.getAxis(side)
-            axis.setTextPen(text_color)
-            axis.setPen(self.palette().color(QPalette.ColorRole.Mid))
-            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        item.setLabel("bottom", self.tr("predicted tokens/s (log scale)"), color=text_color.name())
-        item.setLabel("left", self.tr("quality (0-100)"), color=text_color.name())
-        item.showGrid(x=True, y=True, alpha=0.15)
         self.front_line = pg.PlotDataItem(pen=pg.mkPen(FRONT_COLOR, width=2))
         item.addItem(self.front_line)
         self.scatter = pg.ScatterPlotItem(pxMode=True, hoverable=False)
@@ -112,23 +85,12 @@ class ParetoChart(QWidget):
     def set_picks(self, picks: Sequence[Pick]) -> None:
         """Draw the ranked picks that have a quality and a predicted speed."""
         self.picks = [p for p in picks if p.quality is not None and (p.tokens_per_s or 0.0) > 0.0]
-        spots = []
-        for pick in self.picks:
-            color = FRONT_COLOR if pick.pareto else OTHER_COLOR
-            spots.append(
-                {
-                    "pos": (math.log10(pick.tokens_per_s or 1.0), pick.quality),
-                    "size": 11 if pick.pareto else 8,
-                    "brush": pg.mkBrush(color if pick.pareto else color + "40"),
-                    "pen": pg.mkPen(color, width=1.5),
-                    "data": pick.variant_id,
-                }
-            )
-        self.scatter.setData(spots)
-        front = sorted((p for p in self.picks if p.pareto), key=lambda p: p.tokens_per_s or 0.0)
-        self.front_line.setData(
-            [math.log10(p.tokens_per_s or 1.0) for p in front], [p.quality or 0.0 for p in front]
-        )
+        points = [
+            FrontPoint(p.variant_id, p.tokens_per_s or 1.0, p.quality or 0.0, p.pareto)
+            for p in self.picks
+        ]
+        self.scatter.setData(front_spots(points))
+        self.front_line.setData(*front_line(points))
         self._hover("")
         item = self.plot.getPlotItem()
         if self.picks:
