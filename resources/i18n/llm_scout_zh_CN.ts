@@ -1202,7 +1202,12 @@
         <translation>生成 tokens/s</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+57"/>
+        <source>Up and left is better: faster and smaller.</source>
+        <translation>越靠左上越好：更快、更省内存。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
         <source>Up and left is better: faster and smaller. Marker size: checks passed, else the win rate (hollow: neither known).</source>
         <translation>越靠左上越好：更快、更省内存。标记大小：通过的检查数，没有检查时为胜率（空心：两者都未知）。</translation>
     </message>
@@ -1212,7 +1217,7 @@
         <translation>随着回答被测量，图表会逐步填充。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>Not drawn, memory unknown: %1.</source>
         <translation>未绘出（内存未知）：%1。</translation>
     </message>
@@ -1389,7 +1394,7 @@
         <translation>对比汇总</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+30"/>
         <source>Speed and memory</source>
         <translation>速度与内存</translation>
     </message>
@@ -7449,7 +7454,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>SummaryModel</name>
     <message>
-        <location filename="../../desktop/ui/models/compare_summary.py" line="+38"/>
+        <location filename="../../desktop/ui/models/compare_summary.py" line="+57"/>
         <source>Model</source>
         <extracomment>The columns a blind comparison hides until Reveal: they give the models away.</extracomment>
         <translation>模型</translation>
@@ -7545,7 +7550,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>盲测投票：胜、平、负及胜率</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+67"/>
         <source>(failed)</source>
         <translation>（失败）</translation>
     </message>

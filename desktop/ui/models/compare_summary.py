@@ -50,6 +50,25 @@ def votes_text(votes: WinRate) -> str:
     return text + f" ({fmt.number((votes.rate or 0.0) * 100, 0)}%)"
 
 
+def two_lines(header: str, longer_than: int = 9) -> str:
+    """A header of several words longer than ``longer_than`` characters on two lines, broken at
+    the space nearest its middle, so that its column is as wide as its figures."""
+    if len(header) <= longer_than or " " not in header:
+        return header
+    middle = len(header) / 2
+    cut = min((i for i, c in enumerate(header) if c == " "), key=lambda i: abs(i - middle))
+    return header[:cut] + "\n" + header[cut + 1 :]
+
+
+def predicted_and_measured(predicted: int | None, measured: int | None) -> str:
+    """``≈255.9 / 252.2 MiB``: the unit once when both sizes have the same one."""
+    first, second = fmt.size(predicted), fmt.size(measured)
+    unit = first.rpartition(" ")[2]
+    if " " in first and second.endswith(" " + unit):
+        first = first.rpartition(" ")[0]
+    return f"≈{first} / {second}"
+
+
 class SummaryModel(QAbstractTableModel):
     """Rows of the summary (see the module docstring)."""
 
@@ -127,10 +146,28 @@ class SummaryModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
+            return two_lines(self._headers[section])
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tips.get(section)
         return None
+
+    def empty_columns(self) -> set[int]:
+        """Columns with nothing to show for these rows, which the view hides to give the rest
+        room: the quant where every name already ends with it, video memory where no contestant
+        had any (a CPU-only machine), checks without a suite's checks, votes in a comparison
+        that is not blind and has none."""
+        empty: set[int] = set()
+        if not self.rows:
+            return empty
+        if all(not row.quant or row.name.endswith(row.quant) for row in self.rows):
+            empty.add(self.COL_QUANT)  # every name already ends with its quant
+        if not any(row.vram_peak_bytes or row.remote for row in self.rows):
+            empty.add(self.COL_VRAM)
+        if not any(row.checks_total for row in self.rows):
+            empty.add(self.COL_CHECKS)
+        if not any(row.votes.votes or row.blind_label for row in self.rows):
+            empty.add(self.COL_VOTES)
+        return empty
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -183,7 +220,7 @@ class SummaryModel(QAbstractTableModel):
         if column == self.COL_PREDICTED:
             if row.predicted_ram_bytes is None and row.rss_peak_bytes is None:
                 return "-"
-            text = f"≈{fmt.size(row.predicted_ram_bytes)} / {fmt.size(row.rss_peak_bytes)}"
+            text = predicted_and_measured(row.predicted_ram_bytes, row.rss_peak_bytes)
             if row.ram_error_pct is not None:
                 text += f" ({error_text(row.ram_error_pct)})"
             return text

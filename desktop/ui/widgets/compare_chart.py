@@ -116,12 +116,18 @@ class CompareChart(QWidget):
             pad_y = max(max(ys) - min(ys), max(ys) * 0.2, 1.0) * 0.35
             item.setXRange(max(0.0, min(xs) - pad_x), max(xs) + pad_x * 1.6, padding=0)
             item.setYRange(max(0.0, min(ys) - pad_y), max(ys) + pad_y * 1.4, padding=0)
-            caption = self.tr(
+            # One line under the plot (it shares the results' height with the table); how
+            # the markers are sized is said on hovering.
+            caption = self.tr("Up and left is better: faster and smaller.")
+            legend = self.tr(
                 "Up and left is better: faster and smaller. Marker size: checks passed, "
                 "else the win rate (hollow: neither known)."
             )
         else:
             caption = self.tr("The chart fills in as answers are measured.")
+            legend = ""
+        self.caption.setToolTip(legend)
+        self.plot.setToolTip(legend)
         if self.left_out:
             caption += " " + self.tr("Not drawn, memory unknown: %1.").replace(
                 "%1", ", ".join(self.left_out)

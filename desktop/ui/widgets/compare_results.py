@@ -104,12 +104,10 @@ class CompareResults(QWidget):
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
-        # A long name is elided (its tooltip has it whole) so that the figures stay in sight.
-        header.setSectionResizeMode(SummaryModel.COL_MODEL, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(
-            SummaryModel.COL_MODEL, self.table.fontMetrics().horizontalAdvance("M" * 13)
-        )
+        # The model column takes the room the figures leave; a name longer than that is elided
+        # in the middle (its tooltip has it whole), so that the figures stay in sight.
+        header.setSectionResizeMode(SummaryModel.COL_MODEL, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(self.table.fontMetrics().horizontalAdvance("M" * 3))
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.chart = CompareChart()
         left = QWidget()
@@ -133,8 +131,8 @@ class CompareResults(QWidget):
         self.splitter.addWidget(self.charts)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        # The table first: its figures are the comparison's; the chart reads at a third.
-        self.splitter.setSizes([650, 350])
+        # The table first: its figures are the comparison's; the chart reads at under a third.
+        self.splitter.setSizes([700, 320])
         self.splitter.setChildrenCollapsible(False)
         outer.addWidget(self.splitter, 1)
         self.set_exportable(False)
@@ -154,8 +152,10 @@ class CompareResults(QWidget):
         self.model.set_rows(rows, hide_names=hide_names)
         # Blind and not revealed: the figures that tell the models apart (context, speeds,
         # memory) and the chart of them wait for Reveal; the checks and votes stay.
-        for column in SummaryModel.REVEALING:
-            self.table.setColumnHidden(column, hide_names)
+        empty = self.model.empty_columns()
+        for column in range(self.model.columnCount()):
+            hidden = column in empty or (hide_names and column in SummaryModel.REVEALING)
+            self.table.setColumnHidden(column, hidden)
         if hide_names:
             points = ()
         names = {row.contestant: self.model.name(row) for row in rows}
