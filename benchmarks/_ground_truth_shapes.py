@@ -36,6 +36,7 @@ CPU_SHAPES = (
         "fit",
         "llama, 24 thin layers, GQA 8/2, tied, SmolLM2 BPE vocab (49,152)",
         depth=4096,
+        quants=("F16", "Q8_0", "Q4_K_M", "Q6_K", "Q5_K_M"),
     ),
     Shape(
         "dense-gqa-wide",
@@ -51,6 +52,7 @@ CPU_SHAPES = (
         ),
         "fit",
         "llama, 6 wide layers, GQA 10/2, untied, Llama 2 SentencePiece vocab (32,000)",
+        quants=("F16", "Q8_0", "Q4_K_M", "Q6_K", "Q5_K_M"),
     ),
     Shape(
         "mha-phi3",

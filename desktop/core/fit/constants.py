@@ -43,15 +43,15 @@ MEMORY_FIT = (
 )
 CPU_SPEED_FIT = (
     f"{CPU_RUN}/cells.jsonl: the generation speed cells of the 'fit' shapes (dense-gqa-deep "
-    "at depth 0 and 4096, dense-gqa-wide, mha-phi3, swa-gemma2 at depth 0 and 4096, "
-    "moe-mixtral; F16, Q8_0, Q4_K_M), measured 2026-12-02 03:56-04:04 UTC with the machine's "
-    "other work stopped (each cell's tg_cpu_share 0.83-0.96), best of two interleaved rounds; "
-    "weighted least squares of the relative error over the nine CPU decode constants together "
-    "(benchmarks/fit_accuracy.py --gpu-only --fit-speed; design in "
-    "benchmarks/_fit_ground_truth.py cpu_design). Every model there fits in the VM's 504 MB "
+    "at depth 0 and 4096, dense-gqa-wide: F16, Q8_0, Q4_K_M, Q6_K, Q5_K_M; mha-phi3, "
+    "swa-gemma2 at depth 0 and 4096, moe-mixtral: F16, Q8_0, Q4_K_M), measured 2026-12-02 "
+    "05:05-05:15 UTC with no other work on the machine (each round's tg_cpu_share 0.97-1.00), "
+    "best of two interleaved rounds; weighted least squares of the relative error over the ten "
+    "CPU decode constants together (benchmarks/fit_accuracy.py --gpu-only --fit-speed; design "
+    "in benchmarks/_fit_ground_truth.py cpu_design). Every model there fits in the VM's 504 MB "
     "L3 cache, so compute bounds each cell (speed.cpu_stage)"
 )
-CPU_SPEED_POINTS = 21
+CPU_SPEED_POINTS = 27
 LOAD_FIT = MEMORY_FIT + "; the load terms on those whose load peak was above the run's RSS"
 
 
@@ -106,15 +106,15 @@ CONSTANTS: tuple[Constant, ...] = (
             DEV_MACHINE,
         )
         for kernel, value, what in (
-            ("F16", 7.807e9, "F16 weights"),
-            ("Q8_0", 6.339e9, "Q8_0 weights"),
-            ("Q5_0", 5.430e9, "Q5_0 (and Q4_1, Q5_1) weights"),
-            ("Q6_K", 2.936e9, "Q6_K weights (and types with no row: Q3_K, Q5_K, i-quants)"),
+            ("F16", 7.964e9, "F16 weights"),
+            ("Q8_0", 6.049e9, "Q8_0 weights"),
+            ("Q5_0", 4.154e9, "Q5_0 (and Q4_1, Q5_1) weights"),
+            ("Q6_K", 5.616e9, "Q6_K weights (and types with no row: Q3_K, i-quants)"),
+            ("Q5_K", 5.373e9, "Q5_K weights"),
             (
                 "Q4_K",
-                34.98e9,
-                "Q4_K weights (repacked at load; also Q4_0, Q2_K, IQ4_NL). Q4_K and Q6_K come "
-                "together in every Q4_K_M file, so their split is the least certain of the fit",
+                7.437e9,
+                "Q4_K weights (repacked at load; also Q4_0, Q2_K, IQ4_NL)",
             ),
         )
     ),
@@ -131,13 +131,13 @@ CONSTANTS: tuple[Constant, ...] = (
             DEV_MACHINE,
         )
         for kernel, value, what in (
-            ("F16", 8.181e9, "F16, BF16 or F32"),
-            ("quantized", 16.73e9, "quantized"),
+            ("F16", 8.942e9, "F16, BF16 or F32"),
+            ("quantized", 10.29e9, "quantized"),
         )
     ),
     Constant(
         "speed.CPU_KV_RATE_PER_CORE",
-        11.46e9,
+        13.36e9,
         "bytes/s per core",
         "rate at which one core reads the KV cache in use for a generated token",
         "fitted",
@@ -147,7 +147,7 @@ CONSTANTS: tuple[Constant, ...] = (
     ),
     Constant(
         "speed.CPU_MEMORY_EFFICIENCY",
-        0.7015,
+        0.6939,
         "fraction",
         "share of the CPU's measured copy bandwidth a generated token's reads get when what the "
         "CPU holds is larger than its last-level cache (memory-bound)",
@@ -162,7 +162,7 @@ CONSTANTS: tuple[Constant, ...] = (
     ),
     Constant(
         "speed.CPU_NODE_S",
-        0.000003618,
+        0.000001291,
         "s per node",
         "fixed time of one compute node of the token's graph on the CPU (a barrier of "
         "llama.cpp's threads, small-op overheads)",
@@ -258,13 +258,13 @@ CONSTANTS: tuple[Constant, ...] = (
             f"{CPU_RUN}/cells.jsonl: pp512 of the depth-0 speed cells of the 'fit' shapes "
             "(quiet machine, as CPU_NODE_S), best run; least squares over the three rates "
             "together (the attention at the F16 rate)",
-            15,
+            19,
             DEV_MACHINE,
         )
         for kernel, value, what in (
-            ("F16", 45.26e9, "F16 weights (and the attention)"),
-            ("Q8_0", 50.86e9, "Q8_0 weights"),
-            ("Q4_K", 59.97e9, "Q4_K_M's weights (Q4_K repacked, some Q6_K); every type not listed"),
+            ("F16", 45.99e9, "F16 weights (and the attention)"),
+            ("Q8_0", 53.54e9, "Q8_0 weights"),
+            ("Q4_K", 62.47e9, "Q4_K_M's weights (Q4_K repacked, some Q6_K); every type not listed"),
         )
     ),
     *(

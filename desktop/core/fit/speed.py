@@ -43,17 +43,18 @@ GB = 1e9
 #   holds for a token (its weights and KV cache) is larger than the last-level cache; a model
 #   that fits there is read from the cache, faster than memory, and only compute bounds it.
 CPU_DECODE_RATE_PER_CORE: dict[str, float] = {
-    "F16": 7.807e9,
-    "Q8_0": 6.339e9,
-    "Q5_0": 5.430e9,
-    "Q6_K": 2.936e9,
-    "Q4_K": 34.98e9,
+    "F16": 7.964e9,
+    "Q8_0": 6.049e9,
+    "Q5_0": 4.154e9,
+    "Q6_K": 5.616e9,
+    "Q5_K": 5.373e9,
+    "Q4_K": 7.437e9,
 }
-CPU_EXPERT_RATE_PER_CORE: dict[str, float] = {"F16": 8.181e9, "quantized": 16.73e9}
-CPU_KV_RATE_PER_CORE = 11.46e9
-CPU_MEMORY_EFFICIENCY = 0.7015
+CPU_EXPERT_RATE_PER_CORE: dict[str, float] = {"F16": 8.942e9, "quantized": 10.29e9}
+CPU_KV_RATE_PER_CORE = 13.36e9
+CPU_MEMORY_EFFICIENCY = 0.6939
 GPU_EFFICIENCY = 0.582
-CPU_NODE_S = 0.000003618
+CPU_NODE_S = 0.000001291
 GPU_NODE_S = 0.00000285
 CPU_TOKEN_S = 0.0
 # The kernel each ggml weight type runs with, where it has no row of its own: the legacy
@@ -102,7 +103,7 @@ MOE_EXPERT_NODES = 5
 # layer and token), at a rate per physical core that depends on llama.cpp's kernel for the
 # weights' type (FLOP/s per core; the attention at the F16 rate). Fitted like the generation
 # constants; a type not listed uses Q4_K's.
-CPU_PP_FLOPS_PER_CORE: dict[str, float] = {"F16": 45.26e9, "Q8_0": 50.86e9, "Q4_K": 59.97e9}
+CPU_PP_FLOPS_PER_CORE: dict[str, float] = {"F16": 45.99e9, "Q8_0": 53.54e9, "Q4_K": 62.47e9}
 PP_KERNELS: dict[str, str] = {"F32": "F16", "F16": "F16", "BF16": "F16", "Q8_0": "Q8_0"}
 DEFAULT_PP_KERNEL = "Q4_K"
 

@@ -386,8 +386,9 @@ def test_the_expected_speed_follows_the_bandwidth_below_its_roofline() -> None:
     # A token reads every layer and the output matrix (not the embedding table) and the cache
     # in use: 128 tokens of context by default, which attention reads as 256 cells.
     read = 4_920_000_000 - target.embd_bytes() + 256 * 32 * 2 * 8 * 128 * 2
+    # 8 cores, no cache named: memory bounds these bandwidths (below the cores' compute)
     cpu = {
-        bw: estimate(target, cpu_only(64, bandwidth=bw), n_ctx=4096) for bw in (30.0, 60.0, 120.0)
+        bw: estimate(target, cpu_only(64, bandwidth=bw), n_ctx=4096) for bw in (20.0, 40.0, 60.0)
     }
     gpu = {
         bw: estimate(target, with_gpus(cpu_only(64), 24, bandwidth=bw), n_ctx=4096)
@@ -405,6 +406,12 @@ def test_the_expected_speed_follows_the_bandwidth_below_its_roofline() -> None:
         assert 0.3 < (read / 1e9) / slope < 1.0
         assert 0 < fixed < 0.05
     assert gpu[1000.0].tokens_per_s > 10 * cpu[60.0].tokens_per_s  # type: ignore[operator]
+    # Past the cores' compute, more bandwidth buys nothing: the CPU's roofline has two roofs.
+    fast = [estimate(target, cpu_only(64, bandwidth=bw), n_ctx=4096) for bw in (400.0, 800.0)]
+    assert fast[0].tokens_per_s == pytest.approx(fast[1].tokens_per_s)
+    slow_roof = cpu[20.0].roofline_tokens_per_s
+    assert slow_roof is not None
+    assert fast[0].roofline_tokens_per_s == pytest.approx(20 * slow_roof)
     unknown = estimate(target, cpu_only(64, bandwidth=None), n_ctx=4096)
     assert unknown.tokens_per_s is None
     assert any("bandwidth is unknown" in r for r in unknown.reasons)
