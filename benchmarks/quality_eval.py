@@ -12,7 +12,9 @@ On one demo model (``--model smollm2`` or ``gemma3``, or a GGUF path), in one ru
 2. The model against its own pack: KL divergence exactly 0 (target |x| < 1e-6).
 3. The model requantized to Q8_0, Q4_K_M, Q3_K_S and Q2_K (from the demo file itself, so the
    reference is that file): KL divergence and ΔPPL must rise in that order and the same-top-token
-   rate fall.
+   rate fall. The Q2_K rung is made ``--pure``: on the demo models llama.cpp's Q2_K *mix* holds no
+   Q2_K tensor (the rows that could hold one get Q3_K, the rest fall back) and is the Q3_K_S file
+   again. That mix is scored too, beside the ladder, and every file's tensors are counted by type.
 4. Perplexity against a plain full-vocabulary softmax in NumPy (float64) on the same chunks,
    through llama-cpp-python with every logit kept: target within 0.1%. The top-k KL divergence
    beside the full-vocabulary one, for each quant (the pack keeps the reference's top 32).
@@ -24,6 +26,7 @@ Run: ``.venv/bin/python benchmarks/quality_eval.py [--model smollm2] [--rounds 4
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import platform
@@ -51,7 +54,14 @@ from desktop.core.quality import (
     write_pack,
 )
 
-LADDER = ("Q8_0", "Q4_K_M", "Q3_K_S", "Q2_K")
+# (label, type, pure): the four types, coarsest last.
+LADDER = (
+    ("Q8_0", "Q8_0", False),
+    ("Q4_K_M", "Q4_K_M", False),
+    ("Q3_K_S", "Q3_K_S", False),
+    ("Q2_K pure", "Q2_K", True),
+)
+BESIDE = (("Q2_K mix", "Q2_K", False),)
 TARGET_RATIO = 0.9
 SETTLE_S = 1.0
 
@@ -211,13 +221,17 @@ def main() -> None:
     ]
     results: dict[str, LossResult] = {}
     quants: dict[str, Path] = {}
-    for qtype in LADDER:
-        out = work / f"{model.stem}-{qtype}.gguf"
-        if not out.exists():
-            quantize_model(model, qtype, out, n_threads=threads)
-        quants[qtype] = out
-        results[qtype] = r = _score(out, pack_path, settings, out.name)
-        rows.append((qtype, r.kld, r.kld_max, r.same_top_token, r.delta_ppl, r.ppl))
+    mixes: list[tuple[object, ...]] = []
+    for label, qtype, pure in LADDER + BESIDE:
+        out = work / f"{model.stem}-{qtype}{'-pure' if pure else ''}.gguf"
+        out.unlink(missing_ok=True)
+        made = quantize_model(model, qtype, out, n_threads=threads, pure=pure)
+        mixes.append((label, ", ".join(f"{n} {name}" for name, n in made.tensor_types)))
+        quants[label] = out
+        results[label] = r = _score(out, pack_path, settings, out.name)
+        rows.append((label, r.kld, r.kld_max, r.same_top_token, r.delta_ppl, r.ppl))
+    print_markdown_table(("file", "tensors by type"), mixes)
+    print()
     print_markdown_table(("model", "KLD", "KLD max", "same top token", "ΔPPL", "PPL"), rows)
     print()
     ci_rows = []
@@ -243,20 +257,26 @@ def main() -> None:
     print_markdown_table(
         ("quant", "KLD", "95% CI", "ΔPPL", "95% CI", "same top", "95% CI"), ci_rows
     )
-    klds = [results[q].kld for q in LADDER]
-    dppls = [results[q].delta_ppl for q in LADDER]
-    same = [results[q].same_top_token for q in LADDER]
+    rungs = [label for label, _, _ in LADDER]
+    klds = [results[q].kld for q in rungs]
+    dppls = [results[q].delta_ppl for q in rungs]
+    same = [results[q].same_top_token for q in rungs]
+    strictly = [b > a for a, b in itertools.pairwise(klds)]
     print()
     print_markdown_table(
         ("check", "result"),
         [
             ("KLD of the model against itself within ±1e-6", abs(self_result.kld) < 1e-6),
+            ("KLD rises " + " < ".join(rungs), all(strictly)),
+            ("ΔPPL rises in that order", dppls == sorted(dppls) and len(set(dppls)) == 4),
             (
-                "KLD rises Q8_0 < Q4_K_M < Q3_K_S < Q2_K",
-                klds == sorted(klds) and len(set(klds)) == 4,
+                "same top token falls in that order",
+                same == sorted(same, reverse=True) and len(set(same)) == 4,
             ),
-            ("ΔPPL rises in that order", dppls == sorted(dppls)),
-            ("same top token falls in that order", same == sorted(same, reverse=True)),
+            (
+                "Q2_K mix measures as Q3_K_S (informational)",
+                results["Q2_K mix"].kld == results["Q3_K_S"].kld,
+            ),
         ],
     )
     print()
@@ -275,7 +295,7 @@ def main() -> None:
                 "-",
             )
         ]
-        for qtype in LADDER:
+        for qtype in rungs:
             nll, q_rows = full_softmax(quants[qtype], pack, threads)
             numpy_ppl = math.exp(float(nll.mean()))
             p = np.exp(ref_rows.astype(np.float64))

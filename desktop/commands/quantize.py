@@ -3,7 +3,9 @@
 SRC is a GGUF file, catalog variant or demo key. The output defaults to the models folder's
 ``quantized/`` folder (where the library finds it), named after SRC and the type. A file that is
 already quantized is quantized again (allowed, with a note: the result is worse than the same type
-made from the F16/BF16 original). Progress goes to stderr; Ctrl-C stops and leaves no file.
+made from the F16/BF16 original). ``--pure`` gives every tensor the type itself instead of
+llama.cpp's mix. The tensors written are counted by type. Progress goes to stderr; Ctrl-C stops
+and leaves no file.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", metavar="FILE", help="where to write it (default: <models folder>/quantized/)"
     )
     parser.add_argument(
+        "--pure",
+        action="store_true",
+        help="every tensor in TYPE itself (llama.cpp's --pure), not llama.cpp's mix that gives "
+        "some tensors more bits",
+    )
+    parser.add_argument(
         "--threads", type=int, default=None, metavar="N", help="CPU threads (physical cores)"
     )
     add_json_argument(parser)
@@ -39,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def handle(args: argparse.Namespace) -> int:
-    from desktop.core.quality import default_output, quant_type, quantize_model
+    from desktop.core.quality import default_output, k_base_type, quant_type, quantize_model
 
     qtype = quant_type(args.type)
     if args.threads is not None and args.threads < 1:
@@ -49,7 +57,7 @@ def handle(args: argparse.Namespace) -> int:
     output = (
         Path(args.out).expanduser()
         if args.out
-        else default_output(source, qtype, ws.models_dir / "quantized")
+        else default_output(source, qtype, ws.models_dir / "quantized", pure=args.pure)
     )
     flag = StopFlag()
     status = StatusLine(sys.stderr.isatty(), every_s=5.0)
@@ -64,6 +72,7 @@ def handle(args: argparse.Namespace) -> int:
                 qtype,
                 output,
                 n_threads=args.threads,
+                pure=args.pure,
                 on_progress=progress,
                 should_stop=flag,
             )
@@ -77,18 +86,22 @@ def handle(args: argparse.Namespace) -> int:
         "source_type": result.source_type,
         "output": str(result.output),
         "type": result.type,
+        "pure": result.pure,
         "source_bytes": result.source_bytes,
         "output_bytes": result.output_bytes,
         "seconds": result.seconds,
         "requantized": result.requantized,
         "tensors": result.n_tensors,
         "fallback_tensors": result.fallback_tensors,
+        "tensor_types": dict(result.tensor_types),
+        "lacks_its_type": result.lacks_its_type,
     }
     if args.json:
         emit_json(document)
         return 0
+    kind = f"{result.type}, pure" if result.pure else result.type
     sys.stdout.write(
-        f"Wrote {result.output} ({result.type}, {human_bytes(result.output_bytes)}) from "
+        f"Wrote {result.output} ({kind}, {human_bytes(result.output_bytes)}) from "
         f"{result.source.name} ({result.source_type or 'unknown type'}, "
         f"{human_bytes(result.source_bytes)}) in {result.seconds:.1f} s.\n"
     )
@@ -102,5 +115,14 @@ def handle(args: argparse.Namespace) -> int:
         sys.stdout.write(
             f"{result.fallback_tensors} of {result.n_tensors} tensors have rows {result.type} "
             "cannot hold (not a multiple of its block) and got llama.cpp's fallback type.\n"
+        )
+    if result.tensor_types:
+        counts = ", ".join(f"{n} {name}" for name, n in result.tensor_types)
+        sys.stdout.write(f"Tensors: {counts}.\n")
+    if result.lacks_its_type:
+        sys.stdout.write(
+            f"None of them is {k_base_type(result.type)}: llama.cpp's {result.type} mix gave "
+            "the tensors that could hold it more bits, so this file can equal another mix. "
+            "--pure writes the type itself where the rows allow.\n"
         )
     return 0

@@ -182,6 +182,27 @@ def test_quantize_writes_a_file_and_notes_the_requantization(
     assert out == ""
 
 
+def test_quantize_counts_the_tensors_and_says_when_a_mix_lacks_its_type(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    mix_path, pure_path = tmp_path / "mix.gguf", tmp_path / "pure.gguf"
+    code, out, err = _run(capsys, "quantize", "smollm2", "--type", "Q2_K", "--out", str(mix_path))
+    assert code == 0, err
+    assert "Tensors: 180 Q4_0, 61 F32, 30 Q3_K, 1 Q8_0." in out
+    assert "None of them is Q2_K" in out
+    assert "--pure" in out
+    code, out, err = _run(
+        capsys, "quantize", "smollm2", "--type", "Q2_K", "--pure", "--out", str(pure_path), "--json"
+    )
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["pure"] is True
+    assert document["lacks_its_type"] is False
+    assert document["tensor_types"]["Q2_K"] == 30
+    assert sum(document["tensor_types"].values()) == document["tensors"] == 272
+    assert document["output_bytes"] == pure_path.stat().st_size < mix_path.stat().st_size
+
+
 @pytest.mark.parametrize(
     ("argv", "words", "status"),
     [

@@ -315,11 +315,12 @@ class EngineClient:
         *,
         allow_requantize: bool = True,
         n_threads: int | None = None,
+        pure: bool = False,
     ) -> Request:
         """Send ``quantize`` (no model needs to be loaded); ``QuantizeProgress`` events, then
         ``Quantized``. It cannot be cancelled: :meth:`kill` the worker to stop it."""
         command = p.Quantize(
-            self._next_id("q"), str(source), str(output), ftype, allow_requantize, n_threads
+            self._next_id("q"), str(source), str(output), ftype, allow_requantize, n_threads, pure
         )
         return self.submit(command)
 

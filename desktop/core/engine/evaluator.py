@@ -282,6 +282,7 @@ class Evaluator:
         params = lc.llama_model_quantize_default_params()
         params.ftype = cmd.ftype
         params.allow_requantize = cmd.allow_requantize
+        params.pure = cmd.pure
         params.nthread = default_threads(cmd.n_threads)
         self._log.mark()
         started = time.perf_counter()

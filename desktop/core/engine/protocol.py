@@ -22,8 +22,9 @@ terminal one. Token ids and log-probabilities travel as base64 of little-endian 
 Versions: 1, the first; 2 added :class:`LoadProgress`; 3 added the ``context`` finish reason;
 4 added ``Load.cache_type`` (the KV cache type: f16, q8_0, q4_0); 5 added ``Load.rpc_servers``
 (llama.cpp RPC servers, ``HOST:PORT``, whose devices take layers); 6 added :class:`Tokenize`,
-:class:`Evaluate` and :class:`Quantize` with their events. A field added with a default keeps
-older lines valid: a ``load`` without ``rpc_servers`` decodes as before.
+:class:`Evaluate` and :class:`Quantize` with their events; 7 added ``Quantize.pure``. A field
+added with a default keeps older lines valid: a ``load`` without ``rpc_servers`` decodes as
+before.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from typing import Any, ClassVar, Literal, TypeAlias, Union
 from desktop.core.errors import EngineError
 from desktop.core.kv_cache import CacheType  # the load command's cache_type (decoded by its type)
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 
 # A line longer than this is not a message (a worker gone mad, or a prompt far past any context).
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -239,7 +240,9 @@ class Evaluate:
 class Quantize:
     """Write ``source`` quantized to llama.cpp file type ``ftype`` (``LLAMA_FTYPE_*``) at
     ``output`` through ``llama_model_quantize``. ``allow_requantize`` lets already quantized
-    tensors be quantized again (worse than quantizing from F16/BF16). Needs no loaded model."""
+    tensors be quantized again (worse than quantizing from F16/BF16). ``pure`` is llama.cpp's
+    ``--pure``: every tensor gets ``ftype``'s base type (or its fallback), no K-quant mix. Needs
+    no loaded model."""
 
     type: ClassVar[str] = "quantize"
     id: str
@@ -248,6 +251,7 @@ class Quantize:
     ftype: int
     allow_requantize: bool = True
     n_threads: int | None = None
+    pure: bool = False
 
 
 # --------------------------------------------------------------------------- events

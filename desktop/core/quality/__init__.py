@@ -53,6 +53,7 @@ from desktop.core.quality.quantize import (
     QUANT_TYPES,
     QuantizeResult,
     default_output,
+    k_base_type,
     quant_type,
     quantize_model,
 )
@@ -123,6 +124,7 @@ __all__ = [
     "cached_pack_path",
     "default_output",
     "figures_of",
+    "k_base_type",
     "load_items",
     "load_text",
     "make_pack",

@@ -10,6 +10,11 @@ result carries the first quantization's error too, so it is worse than the same 
 the F16/BF16 original (:attr:`QuantizeResult.requantized` says so). Types whose rows must be a
 multiple of 256 (the K-quants) fall back to another type on tensors that are not
 (``fallback_tensors``), as llama.cpp does.
+
+A type such as Q4_K_M or Q2_K is llama.cpp's *mix*: some tensors get more bits than the name says
+(Q2_K's ffn_down is Q3_K). ``pure`` (llama-quantize's ``--pure``) gives every tensor the type
+itself, or its fallback. Where most rows fall back, two mixes can hold the same tensors
+(:attr:`QuantizeResult.tensor_types` counts them); a pure file still differs.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import os
 import re
 import shutil
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +76,16 @@ class QuantizeResult:
     requantized: bool
     n_tensors: int
     fallback_tensors: int
+    pure: bool = False
+    tensor_types: tuple[tuple[str, int], ...] = ()  # (type, tensors), most first
+
+    @property
+    def lacks_its_type(self) -> bool:
+        """A K-quant file none of whose tensors has the type it is named after (every row fell
+        back, or the mix gave those tensors more bits): it measures like another mix."""
+        base = k_base_type(self.type)
+        names = {name for name, _ in self.tensor_types}
+        return base is not None and bool(names) and base not in names
 
 
 def quant_type(name: str) -> str:
@@ -89,10 +105,16 @@ def quant_type(name: str) -> str:
     )
 
 
-def default_output(source: Path, qtype: str, folder: Path) -> Path:
-    """``<folder>/<source stem without its quant tag>-<TYPE>.gguf``."""
+def k_base_type(qtype: str) -> str | None:
+    """The tensor type a K-quant mix is named after (Q4_K_M -> Q4_K); None for other types."""
+    match = re.fullmatch(r"(Q\d_K)(?:_[SML])?", qtype)
+    return match.group(1) if match else None
+
+
+def default_output(source: Path, qtype: str, folder: Path, *, pure: bool = False) -> Path:
+    """``<folder>/<source stem without its quant tag>-<TYPE>[-pure].gguf``."""
     stem = _QUANT_TAG.sub("", source.stem) or source.stem
-    return folder / f"{stem}-{qtype}.gguf"
+    return folder / f"{stem}-{qtype}{'-pure' if pure else ''}.gguf"
 
 
 def quantize_model(
@@ -101,10 +123,12 @@ def quantize_model(
     output: Path,
     *,
     n_threads: int | None = None,
+    pure: bool = False,
     on_progress: Callable[[float, str], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
 ) -> QuantizeResult:
-    """Quantize ``source`` to ``qtype`` at ``output`` (which must not exist yet)."""
+    """Quantize ``source`` to ``qtype`` at ``output`` (which must not exist yet); ``pure``: one
+    type for every tensor instead of llama.cpp's mix."""
     qtype = quant_type(qtype)
     source, output = Path(source), Path(output)
     try:
@@ -141,7 +165,9 @@ def quantize_model(
     started = time.monotonic()
     client.start()
     try:
-        request = client.quantize(source, temporary, QUANT_TYPES[qtype], n_threads=n_threads)
+        request = client.quantize(
+            source, temporary, QUANT_TYPES[qtype], n_threads=n_threads, pure=pure
+        )
         while not request.done:
             request.wait(POLL_S)
             if should_stop():
@@ -168,7 +194,18 @@ def quantize_model(
         requantized=(source_type or "").upper() not in UNQUANTIZED,
         n_tensors=event.n_tensors,
         fallback_tensors=event.fallback_tensors,
+        pure=pure,
+        tensor_types=_tensor_types(output),
     )
+
+
+def _tensor_types(path: Path) -> tuple[tuple[str, int], ...]:
+    """How many tensors of each type the written file holds, most first."""
+    try:
+        tensors = read_gguf(path).tensors
+    except GGUFError:
+        return ()
+    return tuple(Counter(t.type_name for t in tensors).most_common())
 
 
 def _expected_bytes(size: int, *, source_type: str | None, target: str) -> int:

@@ -26,12 +26,16 @@ def short_text(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def smollm2_quants(tmp_path_factory: pytest.TempPathFactory, smollm2_path: Path) -> dict[str, Path]:
-    """SmolLM2 requantized from its Q4_1 file to Q8_0 and Q2_K."""
+    """SmolLM2 requantized from its Q4_1 file to Q8_0, Q2_K (llama.cpp's mix) and Q2_K pure
+    (key ``Q2_K-pure``)."""
     folder = tmp_path_factory.mktemp("quants")
-    return {
+    quants = {
         qtype: quantize_model(smollm2_path, qtype, folder / f"smollm2-{qtype}.gguf").output
         for qtype in ("Q8_0", "Q2_K")
     }
+    pure = folder / "smollm2-Q2_K-pure.gguf"
+    quants["Q2_K-pure"] = quantize_model(smollm2_path, "Q2_K", pure, pure=True).output
+    return quants
 
 
 @pytest.fixture(scope="session")

@@ -114,6 +114,17 @@ def test_a_coarser_quant_loses_more(smollm2_quants: dict[str, Path], smollm2_pac
     assert q8.reference_ppl == q2.reference_ppl
 
 
+def test_pure_q2_k_loses_more_than_llama_cpps_q2_k_mix(
+    smollm2_quants: dict[str, Path], smollm2_pack: Path
+) -> None:
+    """The mix keeps ffn_down in Q3_K and the tied embeddings in Q8_0 on SmolLM2; the pure file
+    has them in Q2_K and Q4_0: the measurement tells the two apart."""
+    mix = _against_pack(smollm2_quants["Q2_K"], smollm2_pack)
+    pure = _against_pack(smollm2_quants["Q2_K-pure"], smollm2_pack)
+    assert mix.kld < pure.kld
+    assert mix.same_top_token > pure.same_top_token
+
+
 def test_perplexity_and_kld_agree_with_a_plain_full_softmax(
     smollm2_path: Path, smollm2_quants: dict[str, Path], smollm2_pack: Path
 ) -> None:

@@ -9,15 +9,21 @@ import pytest
 
 from desktop.core.errors import Cancelled, QualityError
 from desktop.core.gguf import read_gguf
-from desktop.core.quality import QUANT_TYPES, default_output, quant_type, quantize_model
+from desktop.core.quality import (
+    QUANT_TYPES,
+    default_output,
+    k_base_type,
+    quant_type,
+    quantize_model,
+)
 
 
 def test_requantized_quants_are_real_gguf_files(
     smollm2_path: Path, smollm2_quants: dict[str, Path]
 ) -> None:
-    for qtype, path in smollm2_quants.items():
+    for key, path in smollm2_quants.items():
         info = read_gguf(path)
-        assert info.quant == qtype
+        assert info.quant == key.removesuffix("-pure")
         assert info.metadata["general.architecture"] == "llama"
         assert not list(path.parent.glob(".*.part"))
     q8, q2 = (smollm2_quants[t].stat().st_size for t in ("Q8_0", "Q2_K"))
@@ -41,6 +47,28 @@ def test_a_quantization_reports_what_it_did(smollm2_path: Path, tmp_path: Path) 
         quantize_model(smollm2_path, "Q8_0", tmp_path / "out.gguf")
     assert caught.value.kind == "quality.output"
     assert "exists already" in str(caught.value)
+
+
+def test_pure_writes_the_type_itself_where_the_mix_gives_more_bits(
+    smollm2_path: Path, tmp_path: Path
+) -> None:
+    """On SmolLM2 llama.cpp's Q2_K mix holds no Q2_K tensor (the 1536-wide ffn_down rows get
+    Q3_K, the 576-wide ones fall back): the result says so. ``pure`` writes Q2_K there."""
+    mix = quantize_model(smollm2_path, "Q2_K", tmp_path / "mix.gguf")
+    pure = quantize_model(smollm2_path, "Q2_K", tmp_path / "pure.gguf", pure=True)
+    mix_types, pure_types = dict(mix.tensor_types), dict(pure.tensor_types)
+    assert "Q2_K" not in mix_types
+    assert mix_types["Q3_K"] == 30  # one ffn_down per layer
+    assert mix.lacks_its_type
+    assert not mix.pure
+    assert pure.pure
+    assert pure_types["Q2_K"] == 30
+    assert "Q3_K" not in pure_types
+    assert not pure.lacks_its_type
+    assert sum(pure_types.values()) == sum(mix_types.values()) == 272
+    assert pure.output_bytes < mix.output_bytes
+    q8 = quantize_model(smollm2_path, "Q8_0", tmp_path / "q8.gguf")
+    assert not q8.lacks_its_type  # not a K-quant: never said
 
 
 def test_a_stopped_quantization_leaves_no_file(smollm2_path: Path, tmp_path: Path) -> None:
@@ -78,4 +106,14 @@ def test_default_output_names() -> None:
     assert default_output(Path("/x/gemma-3-270m-q4_k_m.gguf"), "Q2_K", folder) == (
         folder / "gemma-3-270m-Q2_K.gguf"
     )
+    assert default_output(Path("/x/gemma-3-270m-q4_k_m.gguf"), "Q2_K", folder, pure=True) == (
+        folder / "gemma-3-270m-Q2_K-pure.gguf"
+    )
+    assert [k_base_type(t) for t in ("Q4_K_M", "Q2_K", "Q3_K_S", "Q8_0", "IQ4_NL")] == [
+        "Q4_K",
+        "Q2_K",
+        "Q3_K",
+        None,
+        None,
+    ]
     assert default_output(Path("/x/model.gguf"), "Q6_K", folder) == folder / "model-Q6_K.gguf"
