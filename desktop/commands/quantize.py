@@ -121,8 +121,8 @@ def handle(args: argparse.Namespace) -> int:
         sys.stdout.write(f"Tensors: {counts}.\n")
     if result.lacks_its_type:
         sys.stdout.write(
-            f"None of them is {k_base_type(result.type)}: llama.cpp's {result.type} mix gave "
-            "the tensors that could hold it more bits, so this file can equal another mix. "
-            "--pure writes the type itself where the rows allow.\n"
+            f"None of them is {k_base_type(result.type)} (llama.cpp's {result.type} mix gives "
+            "some tensors more bits, and rows that are not a multiple of 256 fall back), so this "
+            "file can equal another mix; --pure writes the type itself wherever the rows allow.\n"
         )
     return 0
