@@ -4230,6 +4230,104 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
 </context>
 <context>
+    <name>LibraryBar</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/library_bar.py" line="+40"/>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Add GGUF files to the library (you can also drop them on the window).</source>
+        <translation>把 GGUF 文件添加到本地模型库（也可以直接拖放到窗口上）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Copy into the models folder</source>
+        <translation>复制到模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Imported files are used where they are; tick this to copy them into the models folder&apos;s imported/ folder instead.</source>
+        <translation>导入的文件默认在原位置使用；勾选后会改为复制到模型文件夹下的 imported/ 文件夹中。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Remember a folder you keep GGUF models in and scan it (and its subfolders).</source>
+        <translation>记住一个存放 GGUF 模型的文件夹，并扫描它（包括子文件夹）。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Rescan</source>
+        <translation>重新扫描</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Look again in the models folder, the Hugging Face cache, LM Studio, Ollama, GPT4All and your folders. Only new or changed files are read.</source>
+        <translation>重新查找模型文件夹、Hugging Face 缓存、LM Studio、Ollama、GPT4All 以及你添加的文件夹。只读取新增或有变动的文件。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Open models folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Open the folder the app downloads models into, in the file manager.</source>
+        <translation>在文件管理器中打开应用下载模型所用的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Show in folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Open the folder holding this file.</source>
+        <translation>打开这个文件所在的文件夹。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Quality…</source>
+        <translation>质量…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Measure this model&apos;s quality here: what its quantization loses against a reference, or its multiple-choice accuracy, with 95% intervals.</source>
+        <translation>在本机测量该模型的质量：量化相对参考模型损失了多少，或选择题准确率，均附 95% 置信区间。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Delete a model the app downloaded, or forget any other file (it stays on disk).</source>
+        <translation>删除本程序下载的模型，或忘记其他文件（文件仍留在磁盘上）。</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Import GGUF models</source>
+        <translation>导入 GGUF 模型</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Add a folder of GGUF models</source>
+        <translation>添加存放 GGUF 模型的文件夹</translation>
+    </message>
+</context>
+<context>
     <name>LibraryModel</name>
     <message>
         <location filename="../../desktop/ui/models/library_model.py" line="+171"/>
@@ -4381,189 +4479,73 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>LibraryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/library.py" line="+120"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+103"/>
         <source>Library</source>
         <translation>本地模型</translation>
     </message>
     <message>
-        <location line="+13"/>
-        <source>Import…</source>
-        <translation>导入…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Add GGUF files to the library (you can also drop them on the window).</source>
-        <translation>把 GGUF 文件添加到本地模型库（也可以直接拖放到窗口上）。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Copy into the models folder</source>
-        <translation>复制到模型文件夹</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Imported files are used where they are; tick this to copy them into the models folder&apos;s imported/ folder instead.</source>
-        <translation>导入的文件默认在原位置使用；勾选后会改为复制到模型文件夹下的 imported/ 文件夹中。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Add folder…</source>
-        <translation>添加文件夹…</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Remember a folder you keep GGUF models in and scan it (and its subfolders).</source>
-        <translation>记住一个存放 GGUF 模型的文件夹，并扫描它（包括子文件夹）。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Rescan</source>
-        <translation>重新扫描</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Look again in the models folder, the Hugging Face cache, LM Studio, Ollama, GPT4All and your folders. Only new or changed files are read.</source>
-        <translation>重新查找模型文件夹、Hugging Face 缓存、LM Studio、Ollama、GPT4All 以及你添加的文件夹。只读取新增或有变动的文件。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Open models folder</source>
-        <translation>打开模型文件夹</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Open the folder the app downloads models into, in the file manager.</source>
-        <translation>在文件管理器中打开应用下载模型所用的文件夹。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Show in folder</source>
-        <translation>在文件夹中显示</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Open the folder holding this file.</source>
-        <translation>打开这个文件所在的文件夹。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Quality…</source>
-        <translation>质量…</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Measure this model&apos;s quality here: what its quantization loses against a reference, or its multiple-choice accuracy, with 95% intervals.</source>
-        <translation>在本机测量该模型的质量：量化相对参考模型损失了多少，或选择题准确率，均附 95% 置信区间。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>Remove…</source>
-        <translation>移除…</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Delete a model the app downloaded, or forget any other file (it stays on disk).</source>
-        <translation>删除本程序下载的模型，或忘记其他文件（文件仍留在磁盘上）。</translation>
-    </message>
-    <message>
-        <location line="+28"/>
-        <source>Library work in progress</source>
-        <translation>本地模型库任务进行中</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location line="+10"/>
-        <source>Models on this machine</source>
-        <translation>本机上的模型</translation>
-    </message>
-    <message>
-        <location line="+65"/>
+        <location line="+56"/>
         <source>Selected model</source>
         <translation>选中的模型</translation>
     </message>
     <message>
-        <location line="+89"/>
+        <location filename="../../desktop/ui/widgets/library_texts.py" line="+39"/>
         <source>%1 model</source>
         <translation>%1 个模型</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>%1 models</source>
         <translation>%1 个模型</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+8"/>
         <source>%1 file with a problem</source>
         <translation>%1 个文件有问题</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>%1 files with problems</source>
         <translation>%1 个文件有问题</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <location line="+270"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+192"/>
+        <location filename="../../desktop/ui/widgets/library_texts.py" line="+9"/>
         <source>Looking for models…</source>
         <translation>正在查找模型…</translation>
     </message>
     <message>
-        <location line="-267"/>
+        <location filename="../../desktop/ui/widgets/library_texts.py" line="+1"/>
         <source>No models yet. Download one from the Models page, import a .gguf file (or drop it here), or add a folder where you keep models.</source>
         <translation>还没有模型。可以在“模型”页下载一个，导入一个 .gguf 文件（或拖放到这里），或者添加一个存放模型的文件夹。</translation>
     </message>
     <message>
-        <location line="+37"/>
+        <location filename="../../desktop/ui/pages/library.py" line="-86"/>
         <source>Scanning the new folder…</source>
         <translation>正在扫描新文件夹…</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location filename="../../desktop/ui/widgets/library_texts.py" line="+15"/>
         <source>(%1 parts)</source>
         <translation>（%1 个分卷）</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+12"/>
         <source>catalog: %1</source>
         <translation>目录：%1</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>missing since the last scan</source>
         <translation>上次扫描后已缺失</translation>
     </message>
     <message>
-        <location line="+20"/>
-        <source>Scanning folder %1 of %2: %3 files, %4 read</source>
-        <translation>正在扫描第 %1 / %2 个文件夹：%3 个文件，已读取 %4</translation>
-    </message>
-    <message>
-        <location line="+11"/>
-        <source>Copying %1 (%2 of %3): %4 of %5</source>
-        <translation>正在复制 %1（%2 / %3）：%4 / %5</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Hashing %1 (%2 of %3): %4 of %5</source>
-        <translation>正在计算 %1 的哈希（%2 / %3）：%4 / %5</translation>
-    </message>
-    <message>
-        <location line="+46"/>
-        <source>Stopping…</source>
-        <translation>正在停止…</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+15"/>
         <source>Scan stopped after %1 model file.</source>
         <translation>扫描已停止，找到 %1 个模型文件。</translation>
     </message>
@@ -4588,7 +4570,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>，其中 %1 个是新的</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+4"/>
         <source>, %1 with problems</source>
         <translation>，%1 个有问题</translation>
     </message>
@@ -4603,68 +4585,57 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>已导入 %1 个文件。</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+27"/>
         <source>%1 was not imported: %2</source>
         <translation>%1 未导入：%2</translation>
     </message>
     <message>
-        <location line="-15"/>
+        <location line="-22"/>
         <source>Import stopped.</source>
         <translation>导入已停止。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Deleted %1 file.</source>
         <translation>已删除 %1 个文件。</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>Deleted %1 files.</source>
         <translation>已删除 %1 个文件。</translation>
     </message>
     <message>
-        <location line="+3"/>
-        <location line="+219"/>
+        <location line="+8"/>
         <source>Forgotten; the file stays on disk.</source>
         <translation>已忘记；文件仍保留在磁盘上。</translation>
     </message>
     <message>
-        <location line="-204"/>
+        <location line="+15"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>%1 other reasons</source>
         <translation>其他 %1 种原因</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+5"/>
         <source>%1 files were not imported (%2); they are listed as errors in the table: select one to see why.</source>
         <translation>%1 个文件未导入（%2）；它们在表格中列为错误行：选中一行即可查看原因。</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+6"/>
         <source>, </source>
         <translation>，</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+89"/>
         <source>Scanning…</source>
         <translation>正在扫描…</translation>
     </message>
     <message>
-        <location line="+15"/>
-        <source>Import GGUF models</source>
-        <translation>导入 GGUF 模型</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>GGUF models (*.gguf);;All files (*)</source>
-        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
-    </message>
-    <message>
-        <location line="+14"/>
+        <location line="+21"/>
         <source>Importing %1 file…</source>
         <translation>正在导入 %1 个文件…</translation>
     </message>
@@ -4674,12 +4645,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>正在导入 %1 个文件…</translation>
     </message>
     <message>
-        <location line="+29"/>
-        <source>Add a folder of GGUF models</source>
-        <translation>添加存放 GGUF 模型的文件夹</translation>
-    </message>
-    <message>
-        <location line="+8"/>
+        <location line="+32"/>
         <source>There is no folder at %1.</source>
         <translation>%1 处没有文件夹。</translation>
     </message>
@@ -4699,52 +4665,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>文件夹 %1 已不存在。</translation>
     </message>
     <message>
-        <location line="+14"/>
-        <source>Remove from the library</source>
-        <translation>从本地模型库移除</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Delete %1 from the disk?</source>
-        <translation>要从磁盘上删除 %1 吗？</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>LLM Scout downloaded it into the models folder. Its file (%2) will be deleted; you can download it again later.</source>
-        <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的文件（%2）将被删除；之后可以重新下载。</translation>
-    </message>
-    <message>
-        <location line="+4"/>
-        <source>LLM Scout downloaded it into the models folder. Its %1 files (%2) will be deleted; you can download it again later.</source>
-        <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的 %1 个文件（%2）将被删除；之后可以重新下载。</translation>
-    </message>
-    <message>
-        <location line="+5"/>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>Forget %1?</source>
-        <translation>要忘记 %1 吗？</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>The file stays on the disk: LLM Scout only deletes models it downloaded.</source>
-        <translation>文件会保留在磁盘上：LLM Scout 只删除自己下载的模型。</translation>
-    </message>
-    <message>
-        <location line="+3"/>
-        <source>A rescan finds it again while it is in a scanned folder.</source>
-        <translation>只要它还在被扫描的文件夹中，重新扫描时就会再次找到它。</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Forget</source>
-        <translation>忘记</translation>
-    </message>
-    <message>
-        <location line="+22"/>
+        <location line="+30"/>
         <source>Deleting %1…</source>
         <translation>正在删除 %1…</translation>
     </message>
@@ -4752,6 +4673,47 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+0"/>
         <source>Forgetting %1…</source>
         <translation>正在忘记 %1…</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryProgress</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/library_progress.py" line="+33"/>
+        <source>Library work in progress</source>
+        <translation>本地模型库任务进行中</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Scanning folder %1 of %2: %3 files, %4 read</source>
+        <translation>正在扫描第 %1 / %2 个文件夹：%3 个文件，已读取 %4</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>Copying %1 (%2 of %3): %4 of %5</source>
+        <translation>正在复制 %1（%2 / %3）：%4 / %5</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Hashing %1 (%2 of %3): %4 of %5</source>
+        <translation>正在计算 %1 的哈希（%2 / %3）：%4 / %5</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryTable</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/library_table.py" line="+31"/>
+        <source>Models on this machine</source>
+        <translation>本机上的模型</translation>
     </message>
 </context>
 <context>
@@ -7047,6 +7009,54 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <location line="+4"/>
         <source>Connected to %1 at %2 · context %3 tokens</source>
         <translation>已连接 %2 上的 %1 · 上下文 %3 个 token</translation>
+    </message>
+</context>
+<context>
+    <name>RemoveQuestion</name>
+    <message>
+        <location filename="../../desktop/ui/widgets/library_remove.py" line="+27"/>
+        <source>Remove from the library</source>
+        <translation>从本地模型库移除</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Delete %1 from the disk?</source>
+        <translation>要从磁盘上删除 %1 吗？</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>LLM Scout downloaded it into the models folder. Its file (%2) will be deleted; you can download it again later.</source>
+        <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的文件（%2）将被删除；之后可以重新下载。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>LLM Scout downloaded it into the models folder. Its %1 files (%2) will be deleted; you can download it again later.</source>
+        <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的 %1 个文件（%2）将被删除；之后可以重新下载。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Forget %1?</source>
+        <translation>要忘记 %1 吗？</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The file stays on the disk: LLM Scout only deletes models it downloaded.</source>
+        <translation>文件会保留在磁盘上：LLM Scout 只删除自己下载的模型。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A rescan finds it again while it is in a scanned folder.</source>
+        <translation>只要它还在被扫描的文件夹中，重新扫描时就会再次找到它。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Forget</source>
+        <translation>忘记</translation>
     </message>
 </context>
 <context>

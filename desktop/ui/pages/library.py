@@ -12,48 +12,37 @@ a progress row shows what runs, with a Cancel button. At creation the page scans
 folder and the demo models' folders, so the demos are listed on a first start (unchanged files
 are not read again, so this is cheap later). ``state.library_changed`` is emitted after every
 change this page makes, and the table is read again when others emit it.
+
+Its parts: the action row (:class:`~desktop.ui.widgets.library_bar.LibraryBar`), the progress
+row (:class:`~desktop.ui.widgets.library_progress.LibraryProgress`), the table
+(:class:`~desktop.ui.widgets.library_table.LibraryTable`), the question before a removal
+(:class:`~desktop.ui.widgets.library_remove.RemoveQuestion`) and the page's sentences (summary,
+details, what an operation did: :mod:`desktop.ui.widgets.library_texts`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelection, QModelIndex, QSortFilterProxyModel, Qt, QUrl
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
-    QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
     QStackedWidget,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 from shiboken6 import isValid
 
 from desktop.core.errors import ScoutError
-from desktop.core.library import LibraryProblem, ScanProgress, ScanRoot, demo_roots, scan_roots
+from desktop.core.library import LibraryProblem, ScanRoot, demo_roots, scan_roots
 from desktop.core.settings import Settings
-from desktop.ui import format as fmt
-from desktop.ui.errors import describe
-from desktop.ui.models.library_model import (
-    ROW_ROLE,
-    SORT_ROLE,
-    LibraryListing,
-    LibraryModel,
-    LibraryRow,
-)
+from desktop.ui.models.library_model import LibraryListing, LibraryModel, LibraryRow
 from desktop.ui.models.library_work import (
-    ImportProgress,
     LibraryContext,
     LibraryOperations,
     Operation,
@@ -64,17 +53,16 @@ from desktop.ui.models.library_work import (
     scan_work,
 )
 from desktop.ui.state import AppState
-from desktop.ui.theme import icon
-from desktop.ui.widgets.elide_delegate import ElideDelegate
+from desktop.ui.widgets import library_texts as texts
 from desktop.ui.widgets.empty_state import EmptyState
+from desktop.ui.widgets.library_bar import LibraryBar
+from desktop.ui.widgets.library_progress import LibraryProgress
+from desktop.ui.widgets.library_remove import RemoveQuestion
+from desktop.ui.widgets.library_table import LibraryTable
 from desktop.ui.widgets.quality_dialog import ModelChoice, QualityDialog
 from desktop.ui.workers import TaskControl, TaskHandle, run_task
 
 log = logging.getLogger(__name__)
-
-# An import that refuses more files than this says how many, by reason, not each file's sentence.
-MAX_FAILURES_SPELLED_OUT = 3
-MAX_REASONS_LISTED = 3
 
 
 class LibraryPage(QWidget):
@@ -86,10 +74,6 @@ class LibraryPage(QWidget):
         self.state = state
         self.setAcceptDrops(True)
         self.model = LibraryModel(self)
-        self.proxy = QSortFilterProxyModel(self)
-        self.proxy.setSourceModel(self.model)
-        self.proxy.setSortRole(SORT_ROLE)
-        self.proxy.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.operations = LibraryOperations(self._context, self)
         self._listing = LibraryListing()
         self._listing_seq = 0  # the newest listing applied (reads may finish out of order)
@@ -102,7 +86,6 @@ class LibraryPage(QWidget):
         self._models_dir = state.workspace.models_dir
         self._build()
         self.operations.started.connect(self._on_operations_started)
-        self.operations.progressed.connect(self._on_operations_progressed)
         self.operations.finished.connect(self._on_operations_finished)
         self.operations.failed.connect(self._on_operations_failed)
         self.operations.idle.connect(self._on_operations_idle)
@@ -129,140 +112,35 @@ class LibraryPage(QWidget):
         top.addWidget(self.summary, 1)
         outer.addLayout(top)
 
-        bar = QHBoxLayout()
-        self.import_button = self._button("importButton", "open", self.tr("Import…"))
-        self.import_button.setToolTip(
-            self.tr("Add GGUF files to the library (you can also drop them on the window).")
-        )
-        self.copy_check = QCheckBox(self.tr("Copy into the models folder"))
-        self.copy_check.setObjectName("copyCheck")
-        self.copy_check.setToolTip(
-            self.tr(
-                "Imported files are used where they are; tick this to copy them into the "
-                "models folder's imported/ folder instead."
-            )
-        )
-        self.add_folder_button = self._button("addFolderButton", "add", self.tr("Add folder…"))
-        self.add_folder_button.setToolTip(
-            self.tr("Remember a folder you keep GGUF models in and scan it (and its subfolders).")
-        )
-        self.rescan_button = self._button("rescanButton", "refresh", self.tr("Rescan"))
-        self.rescan_button.setToolTip(
-            self.tr(
-                "Look again in the models folder, the Hugging Face cache, LM Studio, Ollama, "
-                "GPT4All and your folders. Only new or changed files are read."
-            )
-        )
-        self.models_folder_button = self._button(
-            "modelsFolderButton", "reveal", self.tr("Open models folder")
-        )
-        self.models_folder_button.setToolTip(
-            self.tr("Open the folder the app downloads models into, in the file manager.")
-        )
-        self.models_folder_button.clicked.connect(self.open_models_folder)
-        self.reveal_button = self._button("revealButton", "reveal", self.tr("Show in folder"))
-        self.reveal_button.setToolTip(self.tr("Open the folder holding this file."))
-        self.quality_button = self._button("qualityButton", "compare", self.tr("Quality…"))
-        self.quality_button.setToolTip(
-            self.tr(
-                "Measure this model's quality here: what its quantization loses against a "
-                "reference, or its multiple-choice accuracy, with 95% intervals."
-            )
-        )
-        self.remove_button = self._button("removeButton", "remove", self.tr("Remove…"))
-        self.remove_button.setToolTip(
-            self.tr(
-                "Delete a model the app downloaded, or forget any other file (it stays on disk)."
-            )
-        )
-        for widget in (self.import_button, self.copy_check, self.add_folder_button):
-            bar.addWidget(widget)
-        bar.addWidget(self.rescan_button)
-        bar.addWidget(self.models_folder_button)
-        bar.addStretch(1)
-        bar.addWidget(self.quality_button)
-        bar.addWidget(self.reveal_button)
-        bar.addWidget(self.remove_button)
-        self.import_button.clicked.connect(self._on_import_button_clicked)
-        self.add_folder_button.clicked.connect(self._on_add_folder_button_clicked)
+        self.bar = LibraryBar()
+        # The row's parts, by the names the page and its tests use.
+        self.import_button = self.bar.import_button
+        self.copy_check = self.bar.copy_check
+        self.add_folder_button = self.bar.add_folder_button
+        self.rescan_button = self.bar.rescan_button
+        self.models_folder_button = self.bar.models_folder_button
+        self.reveal_button = self.bar.reveal_button
+        self.quality_button = self.bar.quality_button
+        self.remove_button = self.bar.remove_button
+        self.bar.import_requested.connect(self.import_files)
+        self.bar.folder_requested.connect(self.add_folder)
         self.rescan_button.clicked.connect(self._on_rescan_button_clicked)
+        self.models_folder_button.clicked.connect(self.open_models_folder)
         self.reveal_button.clicked.connect(self._on_reveal_button_clicked)
         self.remove_button.clicked.connect(self._on_remove_button_clicked)
         self.quality_button.clicked.connect(self._on_quality_button_clicked)
-        outer.addLayout(bar)
+        outer.addWidget(self.bar)
 
-        self.busy = QWidget()
-        self.busy.setObjectName("libraryBusy")
-        busy = QHBoxLayout(self.busy)
-        busy.setContentsMargins(0, 0, 0, 0)
-        self.busy_label = QLabel()
-        self.busy_label.setObjectName("scanLabel")
-        self.busy_label.setMinimumWidth(200)
-        self.progress = QProgressBar()
-        self.progress.setObjectName("scanProgress")
-        self.progress.setAccessibleName(self.tr("Library work in progress"))
-        self.progress.setTextVisible(False)
-        self.progress.setMaximumWidth(260)
-        self.cancel_button = self._button("cancelWorkButton", "stop", self.tr("Cancel"))
-        self.cancel_button.clicked.connect(self._on_cancel_button_clicked)
-        busy.addWidget(self.busy_label, 1)
-        busy.addWidget(self.progress)
-        busy.addWidget(self.cancel_button)
-        self.busy.setVisible(False)
+        self.busy = LibraryProgress(self.operations)
+        self.busy_label = self.busy.label
+        self.progress = self.busy.bar
+        self.cancel_button = self.busy.cancel_button
         outer.addWidget(self.busy)
 
-        self.table = QTableView()
-        self.table.setObjectName("libraryTable")
-        self.table.setAccessibleName(self.tr("Models on this machine"))
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(LibraryModel.COL_NAME, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 12)
-        header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(LibraryModel.COL_PATH, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(48)
-        # Widths from the texts they hold (in the UI's language and font), so nothing is cut at
-        # 1280x800; the path takes what is left and is cut in the middle (the details line below
-        # the table shows it whole).
-        model = self.model
-        metrics = self.fontMetrics()
-
-        def fit(*texts: str) -> int:
-            return max(metrics.horizontalAdvance(t) for t in texts) + 24
-
-        def title(column: int) -> str:
-            return str(model.headerData(column, Qt.Orientation.Horizontal))
-
-        widths = {
-            LibraryModel.COL_NAME: fit("SmolLM2 135M Instruct Q4_K_M"),
-            LibraryModel.COL_ARCH: fit(title(LibraryModel.COL_ARCH), "deepseek2"),
-            LibraryModel.COL_PARAMS: fit(title(LibraryModel.COL_PARAMS), "72.7B"),
-            LibraryModel.COL_QUANT: fit(title(LibraryModel.COL_QUANT), "Q4_K_M"),
-            LibraryModel.COL_SIZE: fit(title(LibraryModel.COL_SIZE), "999.9 MiB"),
-            LibraryModel.COL_CONTEXT: fit(title(LibraryModel.COL_CONTEXT), "131,072"),
-            LibraryModel.COL_SOURCE: fit(model.source_word("hf-cache")),
-            LibraryModel.COL_MATCH: fit("qwen2.5-7b-instruct:Q4_K_M"),
-        }
-        for column, width in widths.items():
-            self.table.setColumnWidth(column, width)
-        self.table.setItemDelegateForColumn(LibraryModel.COL_ARCH, ElideDelegate(self.table))
+        self.table = LibraryTable(self.model)
+        self.proxy = self.table.proxy
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
         self.table.doubleClicked.connect(self._on_table_double_clicked)
-        for signal in (
-            self.proxy.layoutChanged,
-            self.proxy.modelReset,
-            self.proxy.rowsInserted,
-            self.proxy.rowsRemoved,
-        ):
-            signal.connect(self._update_spans)
 
         self.empty_page = EmptyState()
         self.empty_page.setObjectName("libraryEmptyState")
@@ -287,19 +165,6 @@ class LibraryPage(QWidget):
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         outer.addWidget(self.message)
         self._show_rows()
-
-    def _button(self, name: str, icon_name: str, text: str) -> QPushButton:
-        button = QPushButton(icon(icon_name), text)
-        button.setObjectName(name)
-        button.setAccessibleName(text.rstrip("…"))
-        return button
-
-    # -- reading the library --------------------------------------------------------------------
-
-    def _count(self, n: int, one: str, many: str) -> str:
-        """``one`` or ``many`` with ``%1`` replaced by ``n`` (English needs the two forms; the
-        strings are written out so lupdate finds both)."""
-        return (one if n == 1 else many).replace("%1", fmt.integer(n))
 
     # -- reading the library --------------------------------------------------------------------
 
@@ -365,37 +230,15 @@ class LibraryPage(QWidget):
         if selected is not None:
             self.select_path(selected.path)
         models = sum(1 for e in listing.entries if not e.missing)
-        problems = len(rows) - len(listing.entries)
         size = sum(e.size_bytes for e in listing.entries if not e.missing)
-        parts = [self._count(models, self.tr("%1 model"), self.tr("%1 models")), fmt.size(size)]
-        if problems:
-            parts.append(
-                self._count(
-                    problems, self.tr("%1 file with a problem"), self.tr("%1 files with problems")
-                )
-            )
-        self.summary.setText(" · ".join(parts) if rows else "")
+        problems = len(rows) - len(listing.entries)
+        self.summary.setText(texts.summary(models, size, problems) if rows else "")
         if rows:
             self.stack.setCurrentWidget(self.table)
         else:
-            self.empty.setText(
-                self.tr("Looking for models…")
-                if self.operations.busy
-                else self.tr(
-                    "No models yet. Download one from the Models page, import a .gguf file "
-                    "(or drop it here), or add a folder where you keep models."
-                )
-            )
+            self.empty.setText(texts.empty(self.operations.busy))
             self.stack.setCurrentWidget(self.empty_page)
         self._update_controls()
-
-    def _update_spans(self) -> None:
-        """A problem row's sentence spans the model columns (recomputed after each sort)."""
-        self.table.clearSpans()
-        for proxy_row in range(self.proxy.rowCount()):
-            row = self.proxy.index(proxy_row, 0).data(ROW_ROLE)
-            if isinstance(row, LibraryRow) and row.problem is not None:
-                self.table.setSpan(proxy_row, LibraryModel.COL_ARCH, 1, LibraryModel.PROBLEM_SPAN)
 
     def _on_state_library_changed(self) -> None:
         if not self._emitting:
@@ -424,19 +267,10 @@ class LibraryPage(QWidget):
     # -- selection --------------------------------------------------------------------------------
 
     def selected_row(self) -> LibraryRow | None:
-        rows = self.table.selectionModel().selectedRows()
-        if not rows:
-            return None
-        row = rows[0].data(ROW_ROLE)
-        return row if isinstance(row, LibraryRow) else None
+        return self.table.selected_row()
 
     def select_path(self, path: Path) -> bool:
-        source_row = self.model.find(path)
-        if source_row < 0:
-            return False
-        index = self.proxy.mapFromSource(self.model.index(source_row, 0))
-        self.table.selectRow(index.row())
-        return True
+        return self.table.select_path(path)
 
     def _on_table_selection_changed(self, selected: QItemSelection, deselected: object) -> None:
         self._update_controls()
@@ -452,29 +286,7 @@ class LibraryPage(QWidget):
         )
         self.remove_button.setEnabled(row is not None and not self.operations.busy_with("remove"))
         self.rescan_button.setEnabled(not self.operations.busy_with("scan"))
-        if row is None:
-            self.details.setText("")
-            return
-        if row.problem is not None:
-            self.details.setText(self.model.problem_text(row) + "\n" + str(row.path))
-            return
-        entry = row.entry
-        assert entry is not None
-        first = str(entry.path)
-        if len(entry.parts) > 1:
-            first += " " + self.tr("(%1 parts)").replace("%1", str(len(entry.parts)))
-        facts = [
-            entry.architecture,
-            fmt.params(entry.n_params),
-            entry.quant or "",
-            fmt.size(entry.size_bytes),
-            self.model.source_word(entry.source),
-        ]
-        if entry.variant_id:
-            facts.append(self.tr("catalog: %1").replace("%1", entry.variant_id))
-        if entry.missing:
-            facts.append(self.tr("missing since the last scan"))
-        self.details.setText(first + "\n" + " · ".join(f for f in facts if f))
+        self.details.setText("" if row is None else texts.details(row, self.model))
 
     # -- operations -------------------------------------------------------------------------------
 
@@ -483,40 +295,7 @@ class LibraryPage(QWidget):
         return self.operations.busy
 
     def _on_operations_started(self, op: Operation) -> None:
-        self.busy_label.setText(op.label)
-        self.busy_label.setToolTip("")
-        self.progress.setRange(0, 0)  # busy until the first progress arrives
-        self.cancel_button.setEnabled(True)
-        self.busy.setVisible(True)
         self._update_controls()
-
-    def _on_operations_progressed(self, value: object) -> None:
-        if isinstance(value, ScanProgress):
-            self.busy_label.setText(
-                self.tr("Scanning folder %1 of %2: %3 files, %4 read")
-                .replace("%1", str(value.root_index + 1))
-                .replace("%2", str(value.roots_total))
-                .replace("%3", fmt.integer(value.files_seen))
-                .replace("%4", fmt.integer(value.headers_read))
-            )
-            self.busy_label.setToolTip(str(value.current or value.root))
-            self.progress.setRange(0, max(value.roots_total, 1))
-            self.progress.setValue(value.root_index + 1)
-        elif isinstance(value, ImportProgress):
-            text = (
-                self.tr("Copying %1 (%2 of %3): %4 of %5")
-                if value.copy
-                else self.tr("Hashing %1 (%2 of %3): %4 of %5")
-            )
-            self.busy_label.setText(
-                text.replace("%1", value.name)
-                .replace("%2", str(value.index + 1))
-                .replace("%3", str(value.count))
-                .replace("%4", fmt.size(value.done))
-                .replace("%5", fmt.size(value.total))
-            )
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(min(1000, value.done * 1000 // max(value.total, 1)))
 
     def _on_operations_finished(self, op: Operation, outcome: Outcome) -> None:
         before = self._listing.fingerprint()
@@ -529,7 +308,7 @@ class LibraryPage(QWidget):
         self._next_seq += 1
         self._apply_listing(self._next_seq, outcome.listing)
         if not op.quiet:
-            self.message.setText(self._outcome_text(op, outcome))
+            self.message.setText(texts.outcome(op, outcome))
         if len(outcome.imported) == 1:
             self.select_path(outcome.imported[0].path)
         elif outcome.failed:
@@ -544,92 +323,12 @@ class LibraryPage(QWidget):
         self.reload()
 
     def _on_operations_idle(self) -> None:
-        self.busy.setVisible(False)
         if not self.model.rowCount():
             self._show_rows()
         self._update_controls()
 
-    def _on_cancel_button_clicked(self) -> None:
-        if self.operations.cancel():
-            self.cancel_button.setEnabled(False)
-            self.busy_label.setText(self.tr("Stopping…"))
-
     def _show_error(self, error: BaseException) -> None:
-        title, sentence = describe(error)
-        self.message.setText(self.tr("%1: %2").replace("%1", title).replace("%2", sentence))
-
-    def _outcome_text(self, op: Operation, outcome: Outcome) -> str:
-        if outcome.error is not None:
-            title, sentence = describe(outcome.error)
-            return self.tr("%1: %2").replace("%1", title).replace("%2", sentence)
-        report = outcome.report
-        if op.kind == "scan" and report is not None:
-            if outcome.cancelled:
-                return self._count(
-                    report.found,
-                    self.tr("Scan stopped after %1 model file."),
-                    self.tr("Scan stopped after %1 model files."),
-                )
-            text = self._count(
-                report.found,
-                self.tr("Scan done: %1 model file found"),
-                self.tr("Scan done: %1 model files found"),
-            )
-            if report.added:
-                text += self.tr(", %1 new").replace("%1", fmt.integer(len(report.added)))
-            if report.problems:
-                text += self.tr(", %1 with problems").replace(
-                    "%1", fmt.integer(len(report.problems))
-                )
-            return text + "."
-        if op.kind == "import":
-            parts = []
-            if outcome.imported:
-                parts.append(
-                    self._count(
-                        len(outcome.imported),
-                        self.tr("Imported %1 file."),
-                        self.tr("Imported %1 files."),
-                    )
-                )
-            parts.extend(self._failed_imports_text(outcome.failed))
-            if outcome.cancelled:
-                parts.append(self.tr("Import stopped."))
-            return " ".join(parts)
-        if outcome.deleted:
-            return self._count(
-                len(outcome.deleted), self.tr("Deleted %1 file."), self.tr("Deleted %1 files.")
-            )
-        if outcome.forgotten:
-            return self.tr("Forgotten; the file stays on disk.")
-        return ""
-
-    def _failed_imports_text(self, failed: Sequence[tuple[Path, ScoutError]]) -> list[str]:
-        """Each refused file's sentence when there are a few; past that, a count by reason (the
-        files themselves are error rows of the table, each with its sentence when selected)."""
-        if len(failed) <= MAX_FAILURES_SPELLED_OUT:
-            return [
-                self.tr("%1 was not imported: %2")
-                .replace("%1", path.name)
-                .replace("%2", describe(error)[1])
-                for path, error in failed
-            ]
-        reasons = Counter(describe(error)[0] for _path, error in failed)
-        listed = [
-            self.tr("%1 × %2").replace("%1", fmt.integer(n)).replace("%2", title)
-            for title, n in reasons.most_common(MAX_REASONS_LISTED)
-        ]
-        rest = len(reasons) - len(listed)
-        if rest > 0:
-            listed.append(self.tr("%1 other reasons").replace("%1", fmt.integer(rest)))
-        return [
-            self.tr(
-                "%1 files were not imported (%2); they are listed as errors in the table: "
-                "select one to see why."
-            )
-            .replace("%1", fmt.integer(len(failed)))
-            .replace("%2", self.tr(", ").join(listed))
-        ]
+        self.message.setText(texts.error(error))
 
     # -- scans ------------------------------------------------------------------------------------
 
@@ -664,16 +363,6 @@ class LibraryPage(QWidget):
 
     # -- import -----------------------------------------------------------------------------------
 
-    def _on_import_button_clicked(self) -> None:
-        files, _ = QFileDialog.getOpenFileNames(
-            self,
-            self.tr("Import GGUF models"),
-            str(Path.home()),
-            self.tr("GGUF models (*.gguf);;All files (*)"),
-        )
-        if files:
-            self.import_files([Path(f) for f in files])
-
     def import_files(self, paths: list[Path], *, copy: bool | None = None) -> None:
         """Import ``paths`` (what a drop on the page or the window does), off the GUI thread,
         with progress and cancel; a file that fails becomes an error row with its sentence.
@@ -682,7 +371,7 @@ class LibraryPage(QWidget):
         if not files:
             return
         do_copy = self.copy_check.isChecked() if copy is None else copy
-        label = self._count(
+        label = texts.count(
             len(files), self.tr("Importing %1 file…"), self.tr("Importing %1 files…")
         )
         self.operations.submit(
@@ -710,11 +399,6 @@ class LibraryPage(QWidget):
         ]
 
     # -- folders ----------------------------------------------------------------------------------
-
-    def _on_add_folder_button_clicked(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Add a folder of GGUF models"))
-        if folder:
-            self.add_folder(Path(folder))
 
     def add_folder(self, folder: Path) -> bool:
         """Remember ``folder`` in the settings (``extra_model_dirs``) and scan it."""
@@ -770,41 +454,8 @@ class LibraryPage(QWidget):
 
     def ask_remove(self, row: LibraryRow) -> QMessageBox:
         """Ask first (window-modal, not blocking): delete a download, else forget the row."""
-        box = QMessageBox(self)
-        box.setObjectName("removeBox")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Remove from the library"))
-        name = row.entry.display_name if row.entry is not None else row.path.name
-        if row.downloaded and row.entry is not None:
-            box.setText(self.tr("Delete %1 from the disk?").replace("%1", name))
-            box.setInformativeText(
-                self._count(
-                    len(row.entry.parts),
-                    self.tr(
-                        "LLM Scout downloaded it into the models folder. Its file (%2) will be "
-                        "deleted; you can download it again later."
-                    ),
-                    self.tr(
-                        "LLM Scout downloaded it into the models folder. Its %1 files (%2) will "
-                        "be deleted; you can download it again later."
-                    ),
-                ).replace("%2", fmt.size(row.entry.size_bytes))
-            )
-            confirm = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
-            confirm.setObjectName("deleteButton")
-        else:
-            box.setText(self.tr("Forget %1?").replace("%1", name))
-            info = self.tr(
-                "The file stays on the disk: LLM Scout only deletes models it downloaded."
-            )
-            if row.stored and row.source != "imported":
-                info += " " + self.tr("A rescan finds it again while it is in a scanned folder.")
-            box.setInformativeText(info)
-            confirm = box.addButton(self.tr("Forget"), QMessageBox.ButtonRole.AcceptRole)
-            confirm.setObjectName("forgetButton")
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box = RemoveQuestion(row, self)
+        confirm = box.confirm
 
         def answered() -> None:
             if box.clickedButton() is confirm:
@@ -820,7 +471,7 @@ class LibraryPage(QWidget):
         if not row.stored:
             self._import_problems.pop(row.path, None)
             self._show_rows()
-            self.message.setText(self.tr("Forgotten; the file stays on disk."))
+            self.message.setText(texts.forgotten())
             return
         label = (self.tr("Deleting %1…") if row.downloaded else self.tr("Forgetting %1…")).replace(
             "%1", row.path.name
