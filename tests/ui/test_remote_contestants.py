@@ -116,7 +116,7 @@ def test_the_playground_chats_with_a_served_model_and_says_what_it_cannot_know(
     assert "measured on this client" in sources
     assert "memory unknown" in sources
     assert not metrics.calibration_label.isVisible()
-    qtbot.waitUntil(lambda: "memory unknown" in panel.measured_label.text(), timeout=2_000)
+    qtbot.waitUntil(lambda: "memory unknown" in panel.measured_label.text(), timeout=10_000)
     assert "(client)" in panel.measured_label.text()
 
     # Stored in the history with its endpoint and model name (no file, never the key), and it
