@@ -1,4 +1,5 @@
-"""Look: Fusion with a light and a dark palette, verdict colours, and icons drawn from SVG.
+"""Look: Fusion with a light and a dark palette, verdict colours, icons drawn from SVG, and the
+pages' headings.
 
 Icons are monochrome SVGs in ``resources/icons/`` drawn with ``#000000``; :func:`icon` recolours
 them to the palette's text colour and renders them at the screen's device pixel ratio, so they
@@ -12,7 +13,7 @@ from functools import lru_cache
 from PySide6.QtCore import QByteArray, QRectF, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop.core import paths
 
@@ -136,3 +137,13 @@ def icon(name: str, color: str | None = None, size: int = 24) -> QIcon:
 def app_icon() -> QIcon:
     path = paths.resources_dir() / "icons" / "llm-scout.svg"
     return QIcon(str(path)) if path.is_file() else icon("models")
+
+
+def page_heading(text: str = "") -> QLabel:
+    """A page's title: the application font, bold, 1.3 times its size."""
+    label = QLabel(text)
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 1.3)
+    font.setBold(True)
+    label.setFont(font)
+    return label

@@ -36,7 +36,7 @@ from desktop.ui.errors import describe
 from desktop.ui.models.downloads_model import ERROR_COLOR, STATE_ROLE, DownloadsModel
 from desktop.ui.models.library_work import LibraryContext
 from desktop.ui.state import AppState
-from desktop.ui.theme import icon
+from desktop.ui.theme import icon, page_heading
 from desktop.ui.widgets.elide_delegate import ElideDelegate
 from desktop.ui.widgets.empty_state import EmptyState
 from desktop.ui.widgets.progress_delegate import ProgressDelegate
@@ -60,11 +60,7 @@ class DownloadsPage(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(16, 12, 16, 12)
         outer.setSpacing(8)
-        heading = QLabel(self.tr("Downloads"))
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = page_heading(self.tr("Downloads"))
         outer.addWidget(heading)
         self.endpoint_label = QLabel()
         self.endpoint_label.setObjectName("endpointLabel")

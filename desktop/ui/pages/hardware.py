@@ -38,7 +38,7 @@ from desktop.core.hardware import DiskInfo, HardwareProfile, probe_disk
 from desktop.ui import format as fmt
 from desktop.ui.errors import show_error
 from desktop.ui.state import AppState
-from desktop.ui.theme import icon
+from desktop.ui.theme import icon, page_heading
 from desktop.ui.widgets.bars import UsageBar
 from desktop.ui.widgets.calibration_card import CalibrationCard
 from desktop.ui.widgets.card import Card
@@ -60,11 +60,7 @@ class HardwarePage(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(16, 12, 16, 12)
         header = QHBoxLayout()
-        self.heading = QLabel()
-        font = self.heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        self.heading.setFont(font)
+        self.heading = page_heading()
         header.addWidget(self.heading, 1)
         self.save_button = QPushButton(icon("save"), self.tr("Save profile…"))
         self.save_button.setObjectName("saveProfileButton")

@@ -53,6 +53,7 @@ from desktop.ui.models.library_work import (
     scan_work,
 )
 from desktop.ui.state import AppState
+from desktop.ui.theme import page_heading
 from desktop.ui.widgets import library_texts as texts
 from desktop.ui.widgets.empty_state import EmptyState
 from desktop.ui.widgets.library_bar import LibraryBar
@@ -100,11 +101,7 @@ class LibraryPage(QWidget):
         outer.setContentsMargins(16, 12, 16, 12)
         outer.setSpacing(8)
         top = QHBoxLayout()
-        heading = QLabel(self.tr("Library"))
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = page_heading(self.tr("Library"))
         top.addWidget(heading)
         self.summary = QLabel()
         self.summary.setObjectName("librarySummary")

@@ -30,7 +30,7 @@ from desktop.core.hub import KNOWN_MIRRORS, TOKEN_VARIABLES, endpoint_problem, s
 from desktop.core.settings import Settings
 from desktop.ui.errors import show_error
 from desktop.ui.state import AppState
-from desktop.ui.theme import icon
+from desktop.ui.theme import icon, page_heading
 
 CUSTOM = "__custom__"
 
@@ -43,11 +43,7 @@ class SettingsPage(QWidget):
         self.state = state
         outer = QVBoxLayout(self)
         outer.setContentsMargins(16, 12, 16, 12)
-        heading = QLabel(self.tr("Settings"))
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setBold(True)
-        heading.setFont(font)
+        heading = page_heading(self.tr("Settings"))
         outer.addWidget(heading)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
