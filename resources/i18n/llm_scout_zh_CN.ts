@@ -4105,33 +4105,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+125"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+115"/>
         <source>Stored answers and comparisons</source>
         <translation>已保存的回答和对比</translation>
     </message>
     <message>
-        <location line="+27"/>
-        <source>Open</source>
-        <translation>打开</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Show this comparison in the Compare page.</source>
-        <translation>在“对比”页中显示这次对比。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Re-run on this machine</source>
-        <translation>在本机上重新运行</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <location line="+295"/>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <location line="-272"/>
+        <location line="+40"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
@@ -4170,8 +4149,32 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <source>Nothing matches the search and filters.</source>
         <translation>没有符合搜索和筛选条件的内容。</translation>
     </message>
+</context>
+<context>
+    <name>HistoryPane</name>
     <message>
-        <location line="+83"/>
+        <location filename="../../desktop/ui/widgets/history_pane.py" line="+52"/>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Show this comparison in the Compare page.</source>
+        <translation>在“对比”页中显示这次对比。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Re-run on this machine</source>
+        <translation>在本机上重新运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+137"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="-59"/>
         <source>Open this server and model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
     </message>
