@@ -154,3 +154,20 @@ def test_a_question_folder_with_a_missing_column_fails_each_check_in_one_sentenc
     # Nothing measured, nothing to put against speed.
     assert not page.view.results.charts.isTabEnabled(1)
     assert page.view.results.charts.currentIndex() == 0
+    lines = quality_lines(page)
+
+    # Back to the setup, then opened again from the history: the same sentences, not
+    # "not measured".
+    qtbot.mouseClick(page.board.columns[1].remove_button, Qt.MouseButton.LeftButton)
+    assert page.phase == "setup"
+    assert len(page.board.columns) == 1
+    assert result.id is not None
+    with qtbot.waitSignal(page.comparison_opened, timeout=30_000):
+        assert page.open_comparison(result.id)
+    assert quality_lines(page) == lines
+    table = page.view.results.quality
+    rows = [cell_text(table, r, 1) for r in range(table.rowCount())]
+    assert len(rows) == 2
+    for row, outcome in zip(rows, result.quality, strict=True):
+        assert outcome.reason is not None
+        assert row == f"failed: {outcome.reason}"

@@ -37,7 +37,13 @@ from desktop.core.compare.events import (
     ContestantStarted,
     QualityFinished,
 )
-from desktop.core.compare.persist import info_of, model_ref_of, prompt_record, record_answer
+from desktop.core.compare.persist import (
+    info_of,
+    model_ref_of,
+    prompt_record,
+    record_answer,
+    record_quality,
+)
 from desktop.core.compare.plan import ComparisonPlan, resume_plan
 from desktop.core.compare.quality_check import QualityOutcome
 from desktop.core.compare.quality_step import QualityStep
@@ -101,7 +107,8 @@ class CompareRunner:
         self._created_at: float | None = None
         self._quality: dict[int, QualityOutcome] = {}
         if existing is not None:
-            self._quality = {o.contestant: o for o in existing.quality if o.status == "done"}
+            # Kept: results, and why a check gave none (run again below).
+            self._quality = {o.contestant: o for o in existing.quality}
             self._answers = {(a.contestant, a.prompt): a for a in existing.answers}
             self._outcomes = list(existing.outcomes)
             self._votes = existing.votes
@@ -167,7 +174,11 @@ class CompareRunner:
                         break
                     self._turns.run(c, prompts, None, self._handle, self._stopping)
             if plan.quality is not None and not self._stopping():
-                todo_quality = [c for c in range(len(plan.contestants)) if c not in self._quality]
+                todo_quality = [
+                    c
+                    for c in range(len(plan.contestants))
+                    if c not in self._quality or self._quality[c].status != "done"
+                ]
                 QualityStep(
                     plan.quality,
                     plan.contestants,
@@ -246,7 +257,10 @@ class CompareRunner:
         """Store what an event says, then tell the caller."""
         history, cid = self.history, self.comparison_id
         if isinstance(event, QualityFinished):
-            self._quality[event.outcome.contestant] = event.outcome
+            quality = event.outcome
+            if history is not None and cid is not None:
+                record_quality(history, cid, quality)
+            self._quality[quality.contestant] = quality
         elif isinstance(event, AnswerFinished):
             answer = event.answer
             if history is not None and cid is not None:
