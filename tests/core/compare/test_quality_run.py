@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from desktop.core.bundle import export_results, import_bundle
 from desktop.core.compare import (
     CompareRunner,
     ComparisonPlan,
@@ -197,6 +198,20 @@ def test_bad_input_fails_its_column_in_one_sentence_and_the_others_run(
     assert "not measured" not in markdown
     rows = json.loads(to_json(reopened))["quality"]["results"]
     assert [(r["status"], r["reason"]) for r in rows] == [("done", None), ("failed", gemma.reason)]
+
+    # Exported to another machine's history and imported there: the comparison finds its
+    # result and its failure again (its number there is not its number here).
+    bundle = tmp_path / "results.jsonl"
+    export_results(history, bundle, name="edge-box", profile=load_profile("rtx-3060-12gb"))
+    with History(tmp_path / "other.db") as other:
+        other.create_comparison(title="Other", mode="fair", contestants=[], prompts=[])
+        import_bundle(other, bundle)
+        imported = next(c.id for c in other.comparisons() if c.machine == "edge-box")
+        assert imported != result.id
+        elsewhere = open_comparison(other, imported)
+    assert [(o.status, o.value, o.reason) for o in elsewhere.quality] == [
+        (o.status, o.value, o.reason) for o in reopened.quality
+    ]
 
     # A question folder with a missing column: every column says so, the answers are kept.
     folder = tmp_path / "items" / "test"
