@@ -1266,7 +1266,17 @@
 <context>
     <name>CompareQuality</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+213"/>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+61"/>
+        <source>English text (shipped)</source>
+        <translation>英文文本（内置）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chinese text (shipped)</source>
+        <translation>中文文本（内置）</translation>
+    </message>
+    <message>
+        <location line="+212"/>
         <source>accuracy %1</source>
         <translation>准确率 %1</translation>
     </message>
@@ -4105,33 +4115,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/history.py" line="+125"/>
+        <location filename="../../desktop/ui/pages/history.py" line="+116"/>
         <source>Stored answers and comparisons</source>
         <translation>已保存的回答和对比</translation>
     </message>
     <message>
-        <location line="+27"/>
-        <source>Open</source>
-        <translation>打开</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <source>Show this comparison in the Compare page.</source>
-        <translation>在“对比”页中显示这次对比。</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Re-run on this machine</source>
-        <translation>在本机上重新运行</translation>
-    </message>
-    <message>
-        <location line="+2"/>
-        <location line="+295"/>
-        <source>Delete</source>
-        <translation>删除</translation>
-    </message>
-    <message>
-        <location line="-272"/>
+        <location line="+40"/>
         <source>Nothing is stored yet. Every answer from the Playground and every comparison from the Compare page is kept here, newest first, with its measurements, settings and the machine it ran on.</source>
         <translation>还没有保存任何内容。演练场中的每个回答和“对比”页中的每次对比都会保存在这里，最新的在最前，并附带测量数据、设置以及运行它的机器。</translation>
     </message>
@@ -4170,8 +4159,32 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <source>Nothing matches the search and filters.</source>
         <translation>没有符合搜索和筛选条件的内容。</translation>
     </message>
+</context>
+<context>
+    <name>HistoryPane</name>
     <message>
-        <location line="+83"/>
+        <location filename="../../desktop/ui/widgets/history_pane.py" line="+52"/>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Show this comparison in the Compare page.</source>
+        <translation>在“对比”页中显示这次对比。</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Re-run on this machine</source>
+        <translation>在本机上重新运行</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <location line="+137"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location line="-59"/>
         <source>Open this server and model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
     </message>
@@ -6359,7 +6372,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>QualityChoice</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_quality.py" line="-210"/>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="-247"/>
         <source>Quality check</source>
         <translation>质量检查</translation>
     </message>
@@ -6405,6 +6418,31 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+6"/>
+        <source>on</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Text the loss is measured on</source>
+        <translation>计算损失所用的文本</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>The reference and every model are scored on this text, in chunks.</source>
+        <translation>参考模型和每个模型都在这段文本上分块评分。</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>on the pack&apos;s own text</source>
+        <translation>使用参考包自带的文本</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>A reference pack holds what its model said on its own text: that one.</source>
+        <translation>参考包保存了其模型在自带文本上的输出：评分就用这段文本。</translation>
+    </message>
+    <message>
+        <location line="+3"/>
         <source>Minutes per model</source>
         <translation>每个模型的分钟数</translation>
     </message>
@@ -6858,27 +6896,32 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>QualityTable</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+167"/>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+184"/>
         <source>Quality of every model</source>
         <translation>每个模型的质量</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+28"/>
         <source>Quality (%1)</source>
         <translation>质量（%1）</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-9"/>
         <source>multiple choice</source>
         <translation>选择题</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+2"/>
         <source>loss against %1</source>
         <translation>相对 %1 的损失</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+3"/>
+        <source>loss against %1 on %2</source>
+        <translation>在%2上相对 %1 的损失</translation>
+    </message>
+    <message>
+        <location line="+6"/>
         <source>Result (95% interval)</source>
         <translation>结果（95% 区间）</translation>
     </message>

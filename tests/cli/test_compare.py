@@ -329,3 +329,31 @@ def test_compare_with_a_quality_check_reports_it_and_keeps_it_in_the_history(
     measured = [x for x in listed if x["kind"] == "measurement"]
     assert {x["settings"]["comparison"] for x in measured} == {comparison}
     assert sorted(x["value"] for x in measured) == sorted(r["value"] for r in results)
+
+
+def test_a_failed_quality_check_says_its_sentence_again_when_shown_later(
+    demo_paths: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "items" / "test"
+    folder.mkdir(parents=True)
+    (folder / "maths_test.csv").write_text(
+        "question,A,B,C,answer\nOne plus one?,1,2,3,B\n", encoding="utf-8"
+    )
+    out_json = tmp_path / "report.json"
+    argv = ["compare", "--models", "smollm2", "gemma3", "--prompt", "Hi.", *FAST]
+    argv += ["--max-tokens", "2", "--quality", f"items:{folder.parent}"]
+    main([*argv, "--out", str(out_json)])
+    live = json.loads(out_json.read_text("utf-8"))
+    reasons = [r["reason"] for r in live["quality"]["results"]]
+    assert all(reason and "lacks the column D" in reason for reason in reasons)
+    comparison = live["comparison"]["id"]
+    capsys.readouterr()
+    # Shown later from the history: the same sentences, in the Markdown and in the JSON.
+    assert main(["compare", "--show", str(comparison)]) == 0
+    markdown = capsys.readouterr().out
+    for reason in reasons:
+        assert f"failed: {reason}" in markdown
+    assert "not measured" not in markdown
+    assert main(["compare", "--show", str(comparison), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["quality"]["results"]
+    assert [(r["status"], r["reason"]) for r in shown] == [("failed", r) for r in reasons]

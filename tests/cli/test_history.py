@@ -256,3 +256,33 @@ def test_an_empty_history_exports_this_machine_alone(
     )  # fmt: skip
     assert since["kinds"] == ["comparisons"]
     assert since["since"] == pytest.approx(dt.datetime(2024, 1, 2).timestamp())
+
+
+@pytest.mark.e2e
+def test_an_imported_comparison_shows_its_quality_check_as_it_ran(
+    demo_paths: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("LLM_SCOUT_HOME", str(tmp_path / "pi-home"))
+    argv = ["compare", "--models", "smollm2", "smollm2@temp=0.7", "--prompt", "Name a river."]
+    argv += ["--max-tokens", "4", "--ctx", "512", "--quiet", "--json"]
+    ran = as_json([*argv, "--quality", "items", "--quality-limit", "1"], capsys)
+    results = ran["quality"]["results"]
+    assert [r["status"] for r in results] == ["done", "done"]
+    bundle = tmp_path / "from-pi.jsonl"
+    # The comparisons alone: their quality results go with them.
+    call(["history", "export", "--name", "kitchen-pi", "--kind", "comparisons", "--out",
+          str(bundle)], capsys)  # fmt: skip
+
+    monkeypatch.setenv("LLM_SCOUT_HOME", str(tmp_path / "laptop-home"))
+    call(["history", "import", str(bundle)], capsys)
+    listing = as_json(["history", "list", "--json"], capsys)
+    (listed,) = [r for r in listing if r["kind"] == "comparison"]
+    shown = as_json(["compare", "--show", str(listed["id"]), "--json"], capsys)
+    assert [(r["status"], r["value"], r["count"]) for r in shown["quality"]["results"]] == [
+        (r["status"], r["value"], r["count"]) for r in results
+    ]
+    out, _ = call(["compare", "--show", str(listed["id"])], capsys)
+    assert "not measured" not in out

@@ -194,9 +194,10 @@ def result_from_record(record: ComparisonRecord) -> ComparisonResult:
 
 
 def quality_of(history: History, record: ComparisonRecord) -> tuple[QualityOutcome, ...]:
-    """The quality results a comparison's check stored, one per contestant (the newest). Only
-    those of its machine and of each contestant's file count: a measurement imported from
-    another history carries that history's comparison number."""
+    """The quality results a comparison's check stored, one per contestant (the newest), and
+    for a contestant without one the sentence its check failed with (or why it was stopped or
+    skipped). Only results of its machine and of each contestant's file count: a measurement
+    imported by an older version carries another history's comparison number."""
     found: dict[int, QualityOutcome] = {}
     models = [c.model for c in record.contestants]
     for m in history.measurements(kind="quality", comparison=record.id):
@@ -212,7 +213,28 @@ def quality_of(history: History, record: ComparisonRecord) -> tuple[QualityOutco
         result = result_of(m.kind, m.data)
         if same_file and m.machine == record.summary.machine and result is not None:
             found[c] = QualityOutcome(c, "done", result, measurement_id=m.id)
+    for k in record.contestants:
+        status = k.quality_status
+        if k.index not in found and status in ("failed", "cancelled", "skipped"):
+            found[k.index] = QualityOutcome(
+                k.index,
+                status,  # type: ignore[arg-type]  # one of QualityStatus, checked above
+                reason=k.quality_reason,
+            )
     return tuple(found[c] for c in sorted(found))
+
+
+def record_quality(history: History, comparison_id: int, outcome: QualityOutcome) -> None:
+    """Keep a contestant's quality outcome with the comparison: a result is its measurement
+    (stored by the check), so only why there is none is written here (and forgotten once
+    there is one)."""
+    if outcome.status == "done":
+        if outcome.measurement_id is not None:
+            history.set_contestant_quality(comparison_id, outcome.contestant, None)
+        return
+    history.set_contestant_quality(
+        comparison_id, outcome.contestant, outcome.status, outcome.reason
+    )
 
 
 def open_comparison(history: History, comparison_id: int) -> ComparisonResult:

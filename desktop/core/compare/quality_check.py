@@ -75,12 +75,18 @@ class QualityCheck:
     def metric(self) -> str:
         return "accuracy" if self.kind == "items" else "kld"
 
+    @property
+    def pack(self) -> bool:
+        """A loss against a reference pack: the pack brings its own text (anything but a GGUF
+        file is read as a pack)."""
+        return self.kind == "text" and Path(self.source).suffix.lower() != ".gguf"
+
     def describe(self) -> str:
         """``multiple choice on gaokao, at most 20 questions`` / ``loss against ref.gguf on
         en``."""
         if self.kind == "items":
             return f"multiple choice on {_name(self.source)}, at most {self.limit} questions"
-        text = "" if self.source.endswith(".refpack") else f" on {_name(self.text)}"
+        text = "" if self.pack else f" on {_name(self.text)}"
         return f"loss against {_name(self.source)}{text}"
 
     def to_dict(self) -> dict[str, Any]:

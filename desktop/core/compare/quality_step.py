@@ -150,7 +150,7 @@ class QualityStep:
         return measure_loss(
             path,
             reference,
-            None if _is_pack(reference) else self._read_text(),
+            None if self.check.pack else self._read_text(),
             settings,
             model_label=contestant.display_name,
             reference_label=reference.name,
@@ -200,7 +200,3 @@ class QualityStep:
             log.warning("a quality result was not stored: %s", exc)
             return None
         return record.id
-
-
-def _is_pack(path: Path) -> bool:
-    return path.suffix.lower() != ".gguf"

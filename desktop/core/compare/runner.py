@@ -5,7 +5,8 @@ per contestant) and returns a :class:`ComparisonResult`. It is built for a windo
 comes as typed events (:mod:`desktop.core.compare.events`) through ``on_event``, always called
 on the thread that called :meth:`CompareRunner.run`; ``should_stop()`` is polled between
 tokens, or :meth:`CompareRunner.cancel` may be called from any thread; the answer being
-generated then ends and is not kept, and the comparison stays resumable.
+generated then ends and is not kept, and the comparison stays resumable. Each contestant's
+turn (its model opened, its answers generated) is :class:`~desktop.core.compare.turns.Turns`'.
 
 With a :class:`History` every answer is committed as soon as it finishes, before its
 ``AnswerFinished`` event: a process killed mid-suite loses no finished answer, and
@@ -25,33 +26,32 @@ import threading
 import time
 from collections.abc import Callable
 
-from desktop.core.compare.checks import score
-from desktop.core.compare.contestants import Contestant
 from desktop.core.compare.errors import CompareError
 from desktop.core.compare.events import (
     AnswerFinished,
-    AnswerStarted,
-    AnswerText,
     CompareEvent,
     ComparisonFinished,
     ComparisonStarted,
     ContestantFailed,
     ContestantFinished,
-    ContestantLoaded,
     ContestantStarted,
     QualityFinished,
 )
-from desktop.core.compare.persist import info_of, model_ref_of, prompt_record, record_answer
+from desktop.core.compare.persist import (
+    info_of,
+    model_ref_of,
+    prompt_record,
+    record_answer,
+    record_quality,
+)
 from desktop.core.compare.plan import ComparisonPlan, resume_plan
 from desktop.core.compare.quality_check import QualityOutcome
 from desktop.core.compare.quality_step import QualityStep
 from desktop.core.compare.results import AnswerResult, ComparisonResult, ContestantOutcome
 from desktop.core.compare.schedule import parallel_threads, require_parallel
+from desktop.core.compare.turns import Turns
 from desktop.core.compare.votes import BlindLabels, Vote
-from desktop.core.engine import EngineClient, RemoteClient, Session, WorkerError
-from desktop.core.engine import protocol as p
-from desktop.core.errors import ScoutError
-from desktop.core.fit import FitTarget
+from desktop.core.engine import Session
 from desktop.core.hardware import HardwareProfile
 from desktop.core.history import History, ModelRef
 from desktop.core.library import ModelResolver
@@ -82,23 +82,22 @@ class CompareRunner:
         remote_timeout_s: float | None = None,
     ) -> None:
         self.plan = plan
-        # How long a server contestant may stay silent (the remote_timeout_s setting; None:
-        # the endpoint's own).
-        self.remote_timeout_s = remote_timeout_s
-        # > 0: local workers run at a lower CPU priority (a window that runs them side by side
-        # keeps a core for its GUI thread; the worker's --nice).
-        self.worker_niceness = worker_niceness
         self.profile = profile
+        # remote_timeout_s: how long a server contestant may stay silent (the setting; None:
+        # the endpoint's own); worker_niceness > 0: local workers run at a lower CPU priority
+        # (a window that runs them side by side keeps a core for its GUI thread).
+        self._turns = Turns(
+            plan,
+            profile=profile,
+            worker_niceness=worker_niceness,
+            remote_timeout_s=remote_timeout_s,
+        )
+        self._stop = self._turns.stop
         self.history = history
         self.machine = machine or (profile.name if profile is not None else "")
         self.comparison_id = comparison_id
         self._on_event = on_event
         self._should_stop = should_stop
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._sessions: dict[int, Session] = {}
-        self._requests: dict[int, tuple[Session, str]] = {}
-        self._loading: set[int] = set()
         n = len(plan.contestants)
         self._answers: dict[tuple[int, int], AnswerResult] = {}
         self._outcomes = [ContestantOutcome() for _ in range(n)]
@@ -108,7 +107,8 @@ class CompareRunner:
         self._created_at: float | None = None
         self._quality: dict[int, QualityOutcome] = {}
         if existing is not None:
-            self._quality = {o.contestant: o for o in existing.quality if o.status == "done"}
+            # Kept: results, and why a check gave none (run again below).
+            self._quality = {o.contestant: o for o in existing.quality}
             self._answers = {(a.contestant, a.prompt): a for a in existing.answers}
             self._outcomes = list(existing.outcomes)
             self._votes = existing.votes
@@ -122,19 +122,11 @@ class CompareRunner:
     def cancel(self) -> None:
         """Stop soon (safe from any thread): the answers being generated end and are not
         kept, models still loading are dropped, nothing new starts."""
-        self._stop.set()
-        with self._lock:
-            running = list(self._requests.values())
-            loading = [self._sessions[c] for c in self._loading if c in self._sessions]
-        for session, request_id in running:
-            session.client.cancel(request_id)
-        for session in loading:
-            session.client.kill()
+        self._turns.cancel()
 
     def session(self, contestant: int) -> Session | None:
         """The live session of a contestant while it runs (None before and after)."""
-        with self._lock:
-            return self._sessions.get(contestant)
+        return self._turns.session(contestant)
 
     @property
     def stopped(self) -> bool:
@@ -180,9 +172,13 @@ class CompareRunner:
                 for c, prompts in todo.items():
                     if self._stopping():
                         break
-                    self._run_contestant(c, prompts, None, self._handle)
+                    self._turns.run(c, prompts, None, self._handle, self._stopping)
             if plan.quality is not None and not self._stopping():
-                todo_quality = [c for c in range(len(plan.contestants)) if c not in self._quality]
+                todo_quality = [
+                    c
+                    for c in range(len(plan.contestants))
+                    if c not in self._quality or self._quality[c].status != "done"
+                ]
                 QualityStep(
                     plan.quality,
                     plan.contestants,
@@ -261,7 +257,10 @@ class CompareRunner:
         """Store what an event says, then tell the caller."""
         history, cid = self.history, self.comparison_id
         if isinstance(event, QualityFinished):
-            self._quality[event.outcome.contestant] = event.outcome
+            quality = event.outcome
+            if history is not None and cid is not None:
+                record_quality(history, cid, quality)
+            self._quality[quality.contestant] = quality
         elif isinstance(event, AnswerFinished):
             answer = event.answer
             if history is not None and cid is not None:
@@ -333,170 +332,11 @@ class CompareRunner:
         self, c: int, prompts: list[int], n_threads: int | None, post: EventCallback
     ) -> None:
         try:
-            self._run_contestant(c, prompts, n_threads, post)
+            self._turns.run(c, prompts, n_threads, post, self._stop.is_set)
         except Exception as exc:  # a bug must not take the other contestants down
             log.exception("contestant %d failed", c)
             post(ContestantFailed(c, f"Unexpected error: {exc}", "error"))
             post(ContestantFinished(c, ContestantOutcome("failed", str(exc), "error")))
-
-    # -- one contestant --------------------------------------------------------------------
-
-    def _run_contestant(
-        self, c: int, prompts: list[int], n_threads: int | None, post: EventCallback
-    ) -> None:
-        if not prompts:
-            return
-        contestant = self.plan.contestants[c]
-        post(ContestantStarted(c, contestant.display_name))
-        opened = self._open(c, contestant, n_threads, post)
-        if isinstance(opened, str):
-            post(ContestantFinished(c, ContestantOutcome(opened)))
-            return
-        session = opened
-        status = "done"
-        try:
-            for q in prompts:
-                if self._stop.is_set():
-                    status = "cancelled"
-                    break
-                kept = self._answer(session, c, q, post)
-                if kept is None:
-                    status = "cancelled" if self._stop.is_set() else "failed"
-                    break
-        finally:
-            with self._lock:
-                self._sessions.pop(c, None)
-            session.close()
-        post(ContestantFinished(c, ContestantOutcome(status)))
-
-    def _open(
-        self, c: int, contestant: Contestant, n_threads: int | None, post: EventCallback
-    ) -> Session | str:
-        """The loaded session, or the contestant's status when it cannot run (``failed``,
-        posted with the reason, or ``cancelled``)."""
-        load = contestant.load
-        if n_threads is not None and load.n_threads is None:
-            load = dataclasses.replace(load, n_threads=n_threads)
-        try:
-            if contestant.unavailable is not None:
-                raise CompareError(contestant.unavailable, kind="library.model_not_found")
-            if contestant.endpoint is not None:
-                endpoint = contestant.endpoint
-                if self.remote_timeout_s is not None:
-                    endpoint = endpoint.with_timeout(self.remote_timeout_s)
-                session = Session(endpoint.base_url, load, client=RemoteClient(endpoint))
-            else:
-                path = contestant.model.require_file()
-                client = (
-                    EngineClient(worker_args=("--nice", str(self.worker_niceness)))
-                    if self.worker_niceness > 0
-                    else None
-                )
-                session = Session(
-                    path,
-                    load,
-                    target=self._target(contestant),
-                    profile=self.profile,
-                    client=client,
-                )
-        except ScoutError as exc:
-            self._fail(c, exc, post)
-            return "failed"
-        with self._lock:
-            self._sessions[c] = session
-            self._loading.add(c)
-        try:
-            if self._stop.is_set():
-                raise CompareError("Stopped before the model was loaded.", kind="cancelled")
-            loaded = session.open()
-        except ScoutError as exc:
-            with self._lock:
-                self._sessions.pop(c, None)
-                self._loading.discard(c)
-            session.close()
-            if self._stop.is_set():
-                return "cancelled"
-            self._fail(c, exc, post)
-            return "failed"
-        except BaseException:  # KeyboardInterrupt while loading: no worker left behind
-            with self._lock:
-                self._sessions.pop(c, None)
-                self._loading.discard(c)
-            session.close()
-            raise
-        with self._lock:
-            self._loading.discard(c)
-        post(
-            ContestantLoaded(c, loaded.load_ms, loaded.n_ctx, loaded.n_threads, loaded.n_gpu_layers)
-        )
-        return session
-
-    def _target(self, contestant: Contestant) -> FitTarget | None:
-        if self.profile is None or contestant.model.header is None:
-            return None
-        try:
-            return contestant.model.fit_target()
-        except ScoutError as exc:
-            log.info("no prediction for %s: %s", contestant.display_name, exc)
-            return None
-
-    def _fail(self, c: int, exc: ScoutError, post: EventCallback) -> None:
-        post(ContestantFailed(c, exc.message, exc.kind))
-
-    def _answer(self, session: Session, c: int, q: int, post: EventCallback) -> AnswerResult | None:
-        """Generate one answer and post it; None when the contestant cannot go on (its worker
-        died: failed; or the run was stopped)."""
-        contestant, prompt = self.plan.contestants[c], self.plan.prompts[q]
-        params = contestant.sampling
-        if prompt.max_tokens is not None and prompt.max_tokens < params.max_tokens:
-            params = dataclasses.replace(params, max_tokens=prompt.max_tokens)
-        post(AnswerStarted(c, q))
-        try:
-            request = session.generate(
-                messages=(p.ChatMessage("user", prompt.text),),
-                system=prompt.system or contestant.system,
-                params=params,
-                cache_prompt=False,  # prompts are independent: no answer depends on the last
-            )
-        except ScoutError as exc:  # the worker died between two answers
-            if not self._stop.is_set():
-                self._fail(c, exc, post)
-            return None
-        with self._lock:
-            self._requests[c] = (session, request.id)
-
-        def on_text(text: str) -> None:
-            post(AnswerText(c, q, text, request.meter.generated_tokens))
-            if self._stop.is_set() or (post == self._handle and self._stopping()):
-                session.client.cancel(request.id)
-
-        try:
-            session.stream(request, on_text)
-        except WorkerError as exc:
-            if exc.fatal or not session.client.alive:  # the engine is gone: the contestant fails
-                if self._stop.is_set():
-                    return None
-                self._fail(c, exc, post)
-                return None
-            answer = AnswerResult(c, q, request.text, error=exc.message, error_kind=exc.kind)
-            post(AnswerFinished(answer, 0, 0))
-            return answer
-        finally:
-            with self._lock:
-                self._requests.pop(c, None)
-        report = session.report(request)
-        if report.finish_reason == "cancelled" or self._stop.is_set():
-            return None
-        answer = AnswerResult.scored(
-            c,
-            q,
-            report.text,
-            score(prompt.checks, report.text),
-            report=report,
-            finish_reason=report.finish_reason,
-        )
-        post(AnswerFinished(answer, 0, 0))
-        return answer
 
 
 def resume(

@@ -25,7 +25,8 @@ from desktop.core.history.across import (
     models_across_machines,
 )
 from desktop.core.history.machines import IMPORTED, MachineRecord, MeasurementRecord
-from desktop.core.history.merge import MergeCounts, check_results, merge_results
+from desktop.core.history.merge import MergeCounts, merge_results
+from desktop.core.history.record_checks import check_results
 from desktop.core.history.records import (
     ComparisonRecord,
     ComparisonSummary,

@@ -6,12 +6,13 @@ statuses, profiles), then writes in one transaction: a failure anywhere leaves t
 it was. A result already here is recognised by what it is, not by an id (ids differ between
 databases): an answer by its time, source, prompt and text on the same hardware; a comparison
 by its time, title and mode (a newer copy adds the answers and votes this one lacks and its
-status); a vote by its prompt, outcome and time; a measurement by its time, kind and metric; a
-calibration entry by its machine, time, source and model (this machine's own entries stay in
-its calibration store and are not added here). "The same hardware" compares the
-hardware fingerprints of the profiles (an answer stored without a profile matches any), so a
-bundle made here and imported back adds nothing, and importing a bundle twice adds nothing the
-second time.
+status); a vote by its prompt, outcome and time; a measurement by its time, kind and metric
+(one a comparison's quality check made comes with the comparison and is tagged with its id
+here, so the imported comparison finds its results); a calibration entry by its machine, time,
+source and model (this machine's own entries stay in its calibration store and are not added
+here). "The same hardware" compares the hardware fingerprints of the profiles (an answer
+stored without a profile matches any), so a bundle made here and imported back adds nothing,
+and importing a bundle twice adds nothing the second time.
 """
 
 from __future__ import annotations
@@ -22,26 +23,14 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from desktop.core.errors import ScoutError
 from desktop.core.fit import CalibrationEntry, machine_fingerprint
 from desktop.core.hardware import THIS_MACHINE, HardwareProfile
 from desktop.core.history.machines import MachineQueries, fingerprint_of
-from desktop.core.history.records import COMPARISON_STATUSES, CONTESTANT_STATUSES, VOTE_OUTCOMES
+from desktop.core.history.record_checks import check_results
 from desktop.core.history.transfer import (
     ANSWER_FIELDS,
-    CELL_FIELDS,
-    COMPARISON_FIELDS,
-    CONTESTANT_FIELDS,
     LOCAL_REF,
-    MACHINE_FIELDS,
-    MEASUREMENT_FIELDS,
-    MODEL_FIELDS,
-    PROMPT_FIELDS,
-    RUN_FIELDS,
-    VOTE_FIELDS,
-    RecordError,
     Results,
-    check_record,
 )
 
 
@@ -78,79 +67,6 @@ class MergeCounts:
         return data
 
 
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def check_results(results: Results) -> dict[str, HardwareProfile]:
-    """RecordError (one phrase naming the record) unless every record is well formed and
-    refers to records that are there; returns the machines' profiles by reference."""
-    profiles: dict[str, HardwareProfile] = {}
-    for i, machine in enumerate(results.machines, 1):
-        check_record(machine, MACHINE_FIELDS, f"the {_ordinal(i)} machine record")
-        if machine["name"].strip().casefold() in ("", THIS_MACHINE):
-            raise RecordError(f"the {_ordinal(i)} machine record has no name of its own")
-        try:
-            profiles[machine["ref"]] = HardwareProfile.from_dict(machine["profile"])
-        except ScoutError as exc:
-            raise RecordError(f"the {_ordinal(i)} machine record: {exc.message}") from exc
-    models = set()
-    for i, model in enumerate(results.models, 1):
-        check_record(model, MODEL_FIELDS, f"the {_ordinal(i)} model record")
-        models.add(model["ref"])
-
-    def refs(record: dict[str, Any], what: str) -> None:
-        if record["machine"] not in profiles:
-            raise RecordError(f"{what} names a machine the file does not describe")
-        if record.get("model") is not None and record["model"] not in models:
-            raise RecordError(f"{what} names a model file the file does not describe")
-
-    for i, run in enumerate(results.runs, 1):
-        what = f"the {_ordinal(i)} answer record"
-        check_record(run, RUN_FIELDS, what)
-        refs(run, what)
-    for i, comparison in enumerate(results.comparisons, 1):
-        _check_comparison(comparison, f"the {_ordinal(i)} comparison record", models)
-        refs(comparison, f"the {_ordinal(i)} comparison record")
-    for i, measurement in enumerate(results.measurements, 1):
-        what = f"the {_ordinal(i)} measurement record"
-        check_record(measurement, MEASUREMENT_FIELDS, what)
-        refs(measurement, what)
-    for i, entry in enumerate(results.calibration, 1):
-        if CalibrationEntry.from_dict(entry) is None:
-            raise RecordError(f"the {_ordinal(i)} calibration record is not a calibration entry")
-    return profiles
-
-
-def _check_comparison(comparison: Any, what: str, models: set[str]) -> None:
-    check_record(comparison, COMPARISON_FIELDS, what)
-    if comparison["status"] not in COMPARISON_STATUSES:
-        raise RecordError(f"{what} has an unknown status")
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in comparison["blind_order"]):
-        raise RecordError(f"{what} has a blind order that is not a list of numbers")
-    contestants = set()
-    for k in comparison["contestants"]:
-        check_record(k, CONTESTANT_FIELDS, f"a contestant of {what}")
-        if k["status"] not in CONTESTANT_STATUSES:
-            raise RecordError(f"a contestant of {what} has an unknown status")
-        if k["model"] is not None and k["model"] not in models:
-            raise RecordError(f"a contestant of {what} names a model file the file lacks")
-        contestants.add(k["idx"])
-    prompts = set()
-    for q in comparison["prompts"]:
-        check_record(q, PROMPT_FIELDS, f"a prompt of {what}")
-        prompts.add(q["idx"])
-    for cell in comparison["answers"]:
-        check_record(cell, CELL_FIELDS, f"an answer of {what}")
-        if cell["contestant_idx"] not in contestants or cell["prompt_idx"] not in prompts:
-            raise RecordError(f"an answer of {what} belongs to no contestant and prompt of it")
-    for vote in comparison["votes"]:
-        check_record(vote, VOTE_FIELDS, f"a vote of {what}")
-        if vote["outcome"] not in VOTE_OUTCOMES:
-            raise RecordError(f"a vote of {what} has an unknown outcome")
-
-
 def merge_results(history: MachineQueries, results: Results) -> MergeCounts:
     """Add ``results`` to ``history`` in one transaction (see the module docstring); raises
     RecordError, before writing anything, when a record is not well formed."""
@@ -176,6 +92,8 @@ class _Merge:
         self._machine_ids: dict[str, int] = {}
         self._model_ids: dict[str, int] = {}
         self.counts: dict[str, int] = {}
+        # Measurements that came with their comparison: not counted again as stand-alone ones.
+        self._with_comparison: set[tuple[Any, ...]] = set()
         self.used: list[str] = []
         self._known: dict[str, str] = {}  # profile snapshot -> fingerprint
         # This machine's own calibration lives in its calibration store, not here.
@@ -329,11 +247,20 @@ class _Merge:
             )
             for k in record["contestants"]:
                 self.conn.execute(
-                    "UPDATE contestants SET status = ?, reason = ?, error_kind = ? "
-                    "WHERE comparison_id = ? AND idx = ?",
-                    (k["status"], k["reason"], k["error_kind"], cid, k["idx"]),
+                    "UPDATE contestants SET status = ?, reason = ?, error_kind = ?, "
+                    "quality_status = ?, quality_reason = ? WHERE comparison_id = ? AND idx = ?",
+                    (
+                        k["status"],
+                        k["reason"],
+                        k["error_kind"],
+                        k.get("quality_status"),
+                        k.get("quality_reason"),
+                        cid,
+                        k["idx"],
+                    ),
                 )
             changed = True
+        changed = self._quality(record, cid) or changed
         self.add("comparisons_updated" if changed else "comparisons_present")
 
     def _new_comparison(self, record: dict[str, Any]) -> None:
@@ -356,7 +283,8 @@ class _Merge:
         for k in record["contestants"]:
             self.conn.execute(
                 "INSERT INTO contestants (comparison_id, idx, name, spec, model_id, settings, "
-                "status, reason, error_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "status, reason, error_kind, quality_status, quality_reason) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     cid,
                     k["idx"],
@@ -367,6 +295,8 @@ class _Merge:
                     k["status"],
                     k["reason"],
                     k["error_kind"],
+                    k.get("quality_status"),
+                    k.get("quality_reason"),
                 ),
             )
         for q in record["prompts"]:
@@ -385,6 +315,29 @@ class _Merge:
                 ),
             )
         self._answers_and_votes(record, cid)
+        self._quality(record, cid)
+
+    def _quality(self, record: dict[str, Any], cid: int) -> bool:
+        """The quality results that came with comparison ``record``, tagged with ``cid`` (one
+        already here, imported without its comparison, is tagged too); True if any changed."""
+        changed = False
+        for measurement in record.get("quality", ()):
+            settings = {**measurement["settings"], "comparison": cid}
+            tagged = {**measurement, "settings": settings}
+            self._with_comparison.add(self._key(measurement))
+            found = self._present(measurement)
+            if found is None:
+                self._insert_measurement(tagged)
+                self.add("measurements_added")
+                changed = True
+            elif json.loads(found["settings"] or "{}").get("comparison") != cid:
+                stored = {**json.loads(found["settings"] or "{}"), "comparison": cid}
+                self.conn.execute(
+                    "UPDATE measurements SET settings = ? WHERE id = ?",
+                    (json.dumps(stored, ensure_ascii=False), found["id"]),
+                )
+                changed = True
+        return changed
 
     def _answers_and_votes(self, record: dict[str, Any], cid: int) -> bool:
         """The answers and votes of ``record`` that comparison ``cid`` lacks; True if any."""
@@ -450,15 +403,31 @@ class _Merge:
 
     # -- measurements and calibration ----------------------------------------------------------
 
-    def _measurement(self, record: dict[str, Any]) -> None:
+    def _key(self, record: dict[str, Any]) -> tuple[Any, ...]:
+        return (record["created_at"], record["kind"], record["metric"], record["machine"])
+
+    def _present(self, record: dict[str, Any]) -> Any:
+        """The stored row of this measurement (same time, kind and metric on the same
+        machine), or None."""
         candidates = self.conn.execute(
-            "SELECT machines.profile FROM measurements x LEFT JOIN machines ON machines.id = "
-            "x.machine_id WHERE x.created_at = ? AND x.kind = ? AND x.metric = ?",
+            "SELECT x.id, x.settings, machines.profile FROM measurements x LEFT JOIN machines "
+            "ON machines.id = x.machine_id WHERE x.created_at = ? AND x.kind = ? AND x.metric = ?",
             (record["created_at"], record["kind"], record["metric"]),
         ).fetchall()
-        if any(self.same_machine(c["profile"], record["machine"]) for c in candidates):
+        return next(
+            (c for c in candidates if self.same_machine(c["profile"], record["machine"])), None
+        )
+
+    def _measurement(self, record: dict[str, Any]) -> None:
+        if self._key(record) in self._with_comparison:
+            return  # came with its comparison (and was counted there)
+        if self._present(record) is not None:
             self.add("measurements_present")
             return
+        self._insert_measurement(record)
+        self.add("measurements_added")
+
+    def _insert_measurement(self, record: dict[str, Any]) -> None:
         self.conn.execute(
             "INSERT INTO measurements (created_at, kind, model_id, machine_id, settings, metric, "
             "value, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -473,7 +442,6 @@ class _Merge:
                 json.dumps(record["data"], ensure_ascii=False),
             ),
         )
-        self.add("measurements_added")
 
     def _calibration(self, data: dict[str, Any]) -> None:
         entry = CalibrationEntry.from_dict(data)

@@ -26,6 +26,9 @@ VoteOutcome = Literal["win", "tie", "all_bad"]
 CONTESTANT_STATUSES: tuple[str, ...] = ("pending", "running", "done", "failed", "cancelled")
 COMPARISON_STATUSES: tuple[str, ...] = ("running", "finished", "cancelled")
 VOTE_OUTCOMES: tuple[str, ...] = ("win", "tie", "all_bad")
+# A contestant's quality check that gave no result (kept with the contestant; a result is a
+# measurement).
+QUALITY_FAILURES: tuple[str, ...] = ("failed", "cancelled", "skipped")
 
 
 class HistoryError(ScoutError):
@@ -168,7 +171,9 @@ class RunRecord:
 @dataclass(frozen=True)
 class ContestantRecord:
     """One column of a comparison: its display name, what was asked for (``spec``: a path, a
-    demo key or a variant id, resolved again on re-runs), the model file and the settings."""
+    demo key or a variant id, resolved again on re-runs), the model file and the settings.
+    ``quality_status``/``quality_reason``: its quality check when that gave no result
+    (``failed``, ``cancelled`` or ``skipped``, and why; None: none kept)."""
 
     name: str
     spec: str
@@ -178,6 +183,8 @@ class ContestantRecord:
     status: str = "pending"
     reason: str | None = None
     error_kind: str | None = None
+    quality_status: str | None = None
+    quality_reason: str | None = None
 
 
 @dataclass(frozen=True)

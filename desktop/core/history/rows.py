@@ -201,6 +201,8 @@ def contestant_record(row: Any) -> ContestantRecord:
         status=row["status"],
         reason=row["reason"],
         error_kind=row["error_kind"],
+        quality_status=row["quality_status"],
+        quality_reason=row["quality_reason"],
     )
 
 

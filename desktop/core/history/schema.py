@@ -138,9 +138,17 @@ CREATE TABLE machine_calibration (
 );
 """
 
+# A comparison's quality check, per contestant, when it gave no result (``failed``, ``cancelled``
+# or ``skipped``) and the one sentence that says why; a result is a measurement (tagged with the
+# comparison), so ``done`` keeps no sentence here.
+_V3 = """
+ALTER TABLE contestants ADD COLUMN quality_status TEXT;
+ALTER TABLE contestants ADD COLUMN quality_reason TEXT;
+"""
+
 #: Schema scripts in order; the database's ``user_version`` counts those applied. Append a new
 #: script to change the schema; never edit one that has shipped.
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 
 
 def history_schema(migrations: tuple[str, ...] = MIGRATIONS) -> Schema:

@@ -23,6 +23,7 @@ from desktop.core.history.machines import MachineQueries
 from desktop.core.history.records import (
     COMPARISON_STATUSES,
     CONTESTANT_STATUSES,
+    QUALITY_FAILURES,
     VOTE_OUTCOMES,
     ComparisonRecord,
     ComparisonSummary,
@@ -339,6 +340,24 @@ class History(MachineQueries):
                     comparison_id,
                     contestant,
                 ),
+            )
+
+    @guarded
+    def set_contestant_quality(
+        self, comparison_id: int, contestant: int, status: str | None, reason: str | None = None
+    ) -> None:
+        """Keep why a contestant's quality check gave no result (``failed``, ``cancelled`` or
+        ``skipped``, with its sentence); None forgets it (the check has a result now)."""
+        if status is not None and status not in QUALITY_FAILURES:
+            raise ValueError(f"unknown quality status {status!r}")
+        with self.store.transaction() as conn:
+            conn.execute(
+                "UPDATE contestants SET quality_status = ?, quality_reason = ? "
+                "WHERE comparison_id = ? AND idx = ?",
+                (status, reason if status is not None else None, comparison_id, contestant),
+            )
+            conn.execute(
+                "UPDATE comparisons SET updated_at = ? WHERE id = ?", (time.time(), comparison_id)
             )
 
     @guarded

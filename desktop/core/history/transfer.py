@@ -10,7 +10,10 @@ those machines. Records refer to machines and models by a reference local to the
 
 The record layout is part of the bundle format (version 1): :data:`RUN_FIELDS` and friends list
 every field with the JSON types it may have; :func:`check_record` checks one record against
-them, so a damaged or foreign file is refused before anything is written.
+them, so a damaged or foreign file is refused before anything is written. Fields added later
+are optional (:data:`CONTESTANT_EXTRA`, :data:`COMPARISON_EXTRA`): a comparison carries the
+quality results its check made (``quality``, measurement records) and each contestant why its
+check gave none; files written before them still import.
 """
 
 from __future__ import annotations
@@ -96,6 +99,11 @@ CONTESTANT_FIELDS: Mapping[str, tuple[type, ...]] = {
     "reason": STR + NONE,
     "error_kind": STR + NONE,
 }
+#: Optional fields of a contestant: its quality check when it gave no result, and why.
+CONTESTANT_EXTRA: Mapping[str, tuple[type, ...]] = {
+    "quality_status": STR + NONE,
+    "quality_reason": STR + NONE,
+}
 PROMPT_FIELDS: Mapping[str, tuple[type, ...]] = {
     "idx": INT,
     "prompt_key": STR,
@@ -122,6 +130,8 @@ MEASUREMENT_FIELDS: Mapping[str, tuple[type, ...]] = {
     "settings": OBJ,
     "data": OBJ,
 }
+#: Optional fields of a comparison: its quality check's results (measurement records).
+COMPARISON_EXTRA: Mapping[str, tuple[type, ...]] = {"quality": LIST}
 MACHINE_FIELDS: Mapping[str, tuple[type, ...]] = {"ref": STR, "name": STR, "profile": OBJ}
 MODEL_FIELDS: Mapping[str, tuple[type, ...]] = {
     "ref": STR,
@@ -140,14 +150,23 @@ class RecordError(ValueError):
     """A record does not have the layout of the format (the message says which field)."""
 
 
-def check_record(record: Any, fields: Mapping[str, tuple[type, ...]], what: str) -> None:
+def check_record(
+    record: Any,
+    fields: Mapping[str, tuple[type, ...]],
+    what: str,
+    optional: Mapping[str, tuple[type, ...]] | None = None,
+) -> None:
     """RecordError unless ``record`` is an object with every field of ``fields`` of an allowed
-    type (``True``/``False`` are not numbers here); other fields are ignored."""
+    type (``True``/``False`` are not numbers here), and those of ``optional`` it has too; other
+    fields are ignored."""
     if not isinstance(record, dict):
         raise RecordError(f"{what} is not an object")
-    for name, types in fields.items():
+    for name in fields:
         if name not in record:
             raise RecordError(f"{what} has no {name!r}")
+    for name, types in {**fields, **(optional or {})}.items():
+        if name not in record:
+            continue
         value = record[name]
         if isinstance(value, bool) or not isinstance(value, types):
             raise RecordError(f"{what} has a {name!r} of the wrong type")
@@ -246,18 +265,7 @@ def _collect(
         if not every:
             sql += " AND (kind = 'quality' OR kind LIKE 'quality.%')"
         for row in history._read(sql + " ORDER BY created_at, id", args):
-            measurements.append(
-                {
-                    "machine": refs.machine(row["machine_id"]),
-                    "model": refs.model(row["model_id"]),
-                    "created_at": row["created_at"],
-                    "kind": row["kind"],
-                    "metric": row["metric"],
-                    "value": row["value"],
-                    "settings": json.loads(row["settings"] or "{}"),
-                    "data": json.loads(row["data"] or "{}"),
-                }
-            )
+            measurements.append(_measurement(row, refs))
     machines = refs.machine_records(local_profile)
     calibration: list[dict[str, Any]] = []
     if every or "runs" in wanted:
@@ -279,6 +287,39 @@ def _collect(
     )
 
 
+def _measurement(row: Any, refs: _Refs) -> dict[str, Any]:
+    return {
+        "machine": refs.machine(row["machine_id"]),
+        "model": refs.model(row["model_id"]),
+        "created_at": row["created_at"],
+        "kind": row["kind"],
+        "metric": row["metric"],
+        "value": row["value"],
+        "settings": json.loads(row["settings"] or "{}"),
+        "data": json.loads(row["data"] or "{}"),
+    }
+
+
+def _quality(history: MachineQueries, row: Any, contestants: int) -> list[Any]:
+    """The measurements comparison ``row``'s quality check made: tagged with it and one of its
+    contestants, on its machine (one imported by an older version may carry another history's
+    comparison number, and that history's machine)."""
+    found = []
+    for m in history._read(
+        "SELECT * FROM measurements WHERE json_extract(settings, '$.comparison') = ? "
+        "ORDER BY created_at, id",
+        (row["id"],),
+    ):
+        contestant = json.loads(m["settings"] or "{}").get("contestant")
+        if (
+            m["machine_id"] == row["machine_id"]
+            and isinstance(contestant, int)
+            and 0 <= contestant < contestants
+        ):
+            found.append(m)
+    return found
+
+
 def _decoded(row: Any, name: str) -> Any:
     text = row[name]
     return json.loads(text) if text is not None else None
@@ -297,6 +338,7 @@ def _answer(row: Any) -> dict[str, Any]:
 
 def _comparison(history: MachineQueries, row: Any, refs: _Refs) -> dict[str, Any]:
     cid = row["id"]
+    rows = history._read("SELECT * FROM contestants WHERE comparison_id = ? ORDER BY idx", (cid,))
     contestants = [
         {
             "idx": k["idx"],
@@ -307,11 +349,12 @@ def _comparison(history: MachineQueries, row: Any, refs: _Refs) -> dict[str, Any
             "status": k["status"],
             "reason": k["reason"],
             "error_kind": k["error_kind"],
+            "quality_status": k["quality_status"],
+            "quality_reason": k["quality_reason"],
         }
-        for k in history._read(
-            "SELECT * FROM contestants WHERE comparison_id = ? ORDER BY idx", (cid,)
-        )
+        for k in rows
     ]
+    quality = [_measurement(m, refs) for m in _quality(history, row, len(rows))]
     prompts = [
         {
             "idx": q["idx"],
@@ -357,6 +400,7 @@ def _comparison(history: MachineQueries, row: Any, refs: _Refs) -> dict[str, Any
         "prompts": prompts,
         "answers": answers,
         "votes": votes,
+        "quality": quality,
     }
 
 

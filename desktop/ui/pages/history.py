@@ -8,12 +8,13 @@ results file dropped on the page) merges a file written by ``llm-scout history e
 another machine; Export… writes this history's results to one. The "Across machines" tab
 (:class:`~desktop.ui.widgets.across_machines.AcrossMachinesView`) puts one model with the same
 settings side by side on every machine that ran it, and makes an imported machine the profile
-to estimate for. The detail pane shows the selected answer (prompt, output, predicted
-vs measured, settings, the model file, its quality measured, the machine) or comparison
-(contestants with their figures, their quality measured, prompts). Open shows a comparison in
-the Compare page; Re-run on this machine runs a comparison again there, or opens an answer's
-model (or its server and model name) in the Playground with its prompt; Delete asks first.
-Everything is read and written off the GUI thread; the page reads again when it is shown and
+to estimate for. The side pane (:class:`~desktop.ui.widgets.history_pane.HistoryPane`) shows
+the selected answer (prompt, output, predicted vs measured, settings, the model file, its
+quality measured, the machine) or comparison (contestants with their figures, their quality
+measured, prompts). Open shows a comparison in the Compare page; Re-run on this machine runs a
+comparison again there, or opens an answer's model (or its server and model name) in the
+Playground with its prompt; Delete asks first. Everything is read and written off the GUI
+thread; the page reads again when it is shown and
 when another page stored something (:meth:`refresh`).
 
 Signals:
@@ -29,15 +30,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QItemSelection, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
     QMessageBox,
     QPushButton,
     QSplitter,
@@ -50,8 +48,6 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from desktop.core.history import ComparisonRecord, History, RunRecord
-from desktop.core.quality import of_models
-from desktop.ui.errors import describe
 from desktop.ui.models.history_model import (
     ITEM_ROLE,
     HistoryItem,
@@ -63,10 +59,10 @@ from desktop.ui.state import AppState
 from desktop.ui.widgets.across_machines import AcrossMachinesView
 from desktop.ui.widgets.empty_state import EmptyState
 from desktop.ui.widgets.history_bar import HistoryBar
-from desktop.ui.widgets.history_detail import HistoryDetail
+from desktop.ui.widgets.history_pane import HistoryPane
 from desktop.ui.widgets.results_transfer import ResultsTransfer, dropped_file
 from desktop.ui.window_settings import window_settings
-from desktop.ui.workers import LatestOnly, TaskControl, run_task
+from desktop.ui.workers import LatestOnly, TaskControl
 
 log = logging.getLogger(__name__)
 
@@ -87,13 +83,8 @@ class HistoryPage(QWidget):
         super().__init__()
         self.state = state
         self.listing = HistoryListing()
-        self.current: HistoryItem | None = None
-        self.detail_record: RunRecord | ComparisonRecord | None = None
         self._closed = False
         self._reader: LatestOnly[HistoryListing] = LatestOnly(self._on_listing, self._on_failed)
-        self._detail_reader: LatestOnly[tuple[HistoryItem, Any]] = LatestOnly(
-            self._on_detail, self._on_failed
-        )
         self._build()
         self._connect()
         self._restore(window_settings())
@@ -144,33 +135,18 @@ class HistoryPage(QWidget):
         header.setMinimumSectionSize(self.table.fontMetrics().horizontalAdvance("M" * 4))
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
 
-        self.detail = HistoryDetail()
-        self.message = QLabel()
-        self.message.setObjectName("historyMessage")
-        self.message.setWordWrap(True)
-        buttons = QHBoxLayout()
-        self.open_button = QPushButton(self.tr("Open"))
-        self.open_button.setObjectName("openButton")
-        self.open_button.setToolTip(self.tr("Show this comparison in the Compare page."))
-        self.rerun_button = QPushButton(self.tr("Re-run on this machine"))
-        self.rerun_button.setObjectName("rerunButton")
-        self.delete_button = QPushButton(self.tr("Delete"))
-        self.delete_button.setObjectName("deleteButton")
-        buttons.addWidget(self.open_button)
-        buttons.addWidget(self.rerun_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.delete_button)
-        side = QWidget()
-        side_column = QVBoxLayout(side)
-        side_column.setContentsMargins(0, 0, 0, 0)
-        side_column.addWidget(self.detail, 1)
-        side_column.addWidget(self.message)
-        side_column.addLayout(buttons)
+        self.pane = HistoryPane()
+        # The pane's parts, by the names the page and its tests use.
+        self.detail = self.pane.detail
+        self.message = self.pane.message
+        self.open_button = self.pane.open_button
+        self.rerun_button = self.pane.rerun_button
+        self.delete_button = self.pane.delete_button
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("historySplitter")
         self.splitter.addWidget(self.table)
-        self.splitter.addWidget(side)
+        self.splitter.addWidget(self.pane)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 1)
@@ -210,7 +186,6 @@ class HistoryPage(QWidget):
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(SEARCH_DELAY_MS)
-        self._update_buttons()
 
     def _connect(self) -> None:
         self.search.textChanged.connect(self._on_search_text_changed)
@@ -225,9 +200,10 @@ class HistoryPage(QWidget):
         self.transfer.finished.connect(self.transfer_finished)
         self.transfer.imported.connect(self._on_transfer_imported)
         self.table.selectionModel().selectionChanged.connect(self._on_table_selection_changed)
-        self.open_button.clicked.connect(self.open_selected)
-        self.rerun_button.clicked.connect(self.rerun_selected)
-        self.delete_button.clicked.connect(self._on_delete_button_clicked)
+        self.pane.open_comparison_requested.connect(self.open_comparison_requested)
+        self.pane.rerun_comparison_requested.connect(self.rerun_comparison_requested)
+        self.pane.rerun_answer_requested.connect(self.rerun_answer_requested)
+        self.pane.deleted.connect(self.refresh)
 
     # -- persistence ------------------------------------------------------------------------------
 
@@ -303,7 +279,7 @@ class HistoryPage(QWidget):
             self.table.selectRow(row)
             item = self.model.item(row)
             if item is not None and item.key == keep:
-                self._read_detail(item)  # the same row again: its data may have changed
+                self.pane.read(item)  # the same row again: its data may have changed
         else:
             self._select(None)
             if listing.stored:
@@ -311,10 +287,8 @@ class HistoryPage(QWidget):
         self.listing_changed.emit()
 
     def _on_failed(self, error: Exception) -> None:
-        if self._closed or not isValid(self):
-            return
-        title, sentence = describe(error)
-        self.message.setText(f"{title}: {sentence}")
+        if not self._closed:
+            self.pane.show_error(error)
 
     # -- selection and detail ---------------------------------------------------------------------
 
@@ -339,150 +313,36 @@ class HistoryPage(QWidget):
         return True
 
     def _select(self, item: HistoryItem | None) -> None:
-        self.current = item
-        self.detail_record = None
-        self.message.setText("")
-        self._update_buttons()
-        if item is None:
-            self._detail_reader.cancel()
-            self.detail.clear_detail()
-            return
-        self._read_detail(item)
+        self.pane.select(item)
 
-    def _read_detail(self, item: HistoryItem) -> None:
-        """The selected row's full record (a comparison with its answers, an answer with its
-        machine), read off the GUI thread."""
+    @property
+    def current(self) -> HistoryItem | None:
+        """The selected answer or comparison."""
+        return self.pane.current
 
-        def work(control: TaskControl) -> tuple[HistoryItem, Any]:
-            with History.open() as history:
-                stored = history.measurements(kind="quality")
-                if item.kind == "comparison":
-                    record = history.comparison(item.id)
-                    models = [c.model for c in record.contestants if c.model is not None]
-                    return item, (record, of_models(stored, models))
-                run = history.run(item.id)
-                models = [run.model] if run.model is not None else []
-                found = of_models(stored, models)
-                return item, (run, history.run_profile(item.id), found)
-
-        self._detail_reader.submit(work)
-
-    def _on_detail(self, result: tuple[HistoryItem, Any]) -> None:
-        if self._closed or not isValid(self):
-            return
-        item, record = result
-        if self.current is None or item.key != self.current.key:
-            return
-        if isinstance(record[0], ComparisonRecord):
-            comparison, measurements = record
-            self.detail_record = comparison
-            self.detail.show_comparison(comparison, measurements)
-        else:
-            run, profile, measurements = record
-            self.detail_record = run
-            self.detail.show_run(run, profile, measurements)
-        self._update_buttons()
-
-    def _update_buttons(self) -> None:
-        item = self.current
-        self.open_button.setEnabled(item is not None and item.kind == "comparison")
-        self.rerun_button.setEnabled(item is not None)
-        self.delete_button.setEnabled(item is not None)
-        if item is not None and item.kind == "run":
-            self.rerun_button.setToolTip(
-                self.tr("Open this server and model in the Playground with this prompt.")
-                if item.run is not None and item.run.remote is not None
-                else self.tr("Open this model in the Playground with this prompt.")
-            )
-        else:
-            self.rerun_button.setToolTip(
-                self.tr("Run this comparison again on this machine, in the Compare page.")
-            )
+    @property
+    def detail_record(self) -> RunRecord | ComparisonRecord | None:
+        """The selected item's full record, once read."""
+        return self.pane.detail_record
 
     # -- actions ----------------------------------------------------------------------------------
 
     def open_selected(self) -> bool:
         """Show the selected comparison in the Compare page."""
-        item = self.current
-        if item is None or item.kind != "comparison":
-            return False
-        self.open_comparison_requested.emit(item.id)
-        return True
+        return self.pane.open_selected()
 
     def rerun_selected(self) -> bool:
         """A comparison runs again in the Compare page; an answer's model opens in the
         Playground with its prompt (its file must still be there)."""
-        item = self.current
-        if item is None:
-            return False
-        if item.kind == "comparison":
-            self.rerun_comparison_requested.emit(item.id)
-            return True
-        run = item.run
-        if run is not None and run.remote is not None:
-            self.rerun_answer_requested.emit(run)  # its server, to connect to again
-            return True
-        if run is None or run.model is None:
-            self.message.setText(self.tr("The model of this answer is not known."))
-            return False
-        if not run.model.path.is_file():
-            self.message.setText(
-                self.tr("The model file %1 is gone.").replace("%1", str(run.model.path))
-            )
-            return False
-        self.rerun_answer_requested.emit(run)
-        return True
-
-    def _on_delete_button_clicked(self) -> None:
-        if self.current is not None:
-            self.ask_delete(self.current)
+        return self.pane.rerun_selected()
 
     def ask_delete(self, item: HistoryItem) -> QMessageBox:
         """Ask first (window-modal, not blocking), then delete."""
-        box = QMessageBox(self)
-        box.setObjectName("deleteBox")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Delete from the history"))
-        if item.kind == "comparison":
-            box.setText(self.tr("Delete the comparison “%1”?").replace("%1", item.title))
-            box.setInformativeText(self.tr("Its answers and votes are deleted with it."))
-        else:
-            box.setText(self.tr("Delete this answer of %1?").replace("%1", item.models))
-            box.setInformativeText(self.tr("The model file stays on the disk."))
-        confirm = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
-        confirm.setObjectName("confirmDeleteButton")
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-
-        def answered() -> None:
-            if box.clickedButton() is confirm:
-                self.delete(item)
-            box.deleteLater()
-
-        box.finished.connect(answered)
-        box.open()
-        return box
+        return self.pane.ask_delete(item)
 
     def delete(self, item: HistoryItem) -> None:
         """Delete a stored answer or comparison (no question asked), then read again."""
-        if self._closed:
-            return
-
-        def work(control: TaskControl) -> bool:
-            with History.open() as history:
-                if item.kind == "comparison":
-                    return history.delete_comparison(item.id)
-                return history.delete_run(item.id)
-
-        def done(_deleted: bool) -> None:
-            if self._closed or not isValid(self):
-                return
-            if self.current is not None and self.current.key == item.key:
-                self.current = None
-            self.refresh()
-
-        run_task(work, on_done=done, on_failed=self._on_failed)
+        self.pane.delete(item)
 
     # -- results of other machines ----------------------------------------------------------------
 
@@ -536,5 +396,5 @@ class HistoryPage(QWidget):
         self._closed = True
         self._search_timer.stop()
         self._reader.cancel()
-        self._detail_reader.cancel()
+        self.pane.shutdown()
         self.across.shutdown()

@@ -1,6 +1,7 @@
 """Compare's quality check: the setup's choice (none, the shipped GAOKAO-Bench questions,
-questions from a folder, or the loss against a reference on the shipped text, with a small
-budget), a column's quality line and the results' quality table.
+questions from a folder, or the loss against a reference on one of the shipped texts, English
+or Chinese, the Chinese one first when the window is in Chinese; a reference pack brings its
+own), with a small budget, a column's quality line and the results' quality table.
 
 Presentation only: :meth:`QualityChoice.check` gives the core's
 :class:`~desktop.core.compare.QualityCheck` (the same one ``llm-scout compare --quality`` makes),
@@ -13,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QLocale, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,7 +38,7 @@ from desktop.core.compare import (
     QualityCheck,
     QualityOutcome,
 )
-from desktop.core.quality import ACCURACY_DECIMALS, KLD_DECIMALS
+from desktop.core.quality import ACCURACY_DECIMALS, BUILTIN_TEXTS, KLD_DECIMALS
 from desktop.ui import format as fmt
 from desktop.ui.widgets.compare_column import FAILED_COLOR
 
@@ -47,9 +48,32 @@ FOLDER = "folder"
 REFERENCE = "reference"
 
 
+def default_text() -> str:
+    """The shipped text a loss is measured on unless the person chooses another: the Chinese
+    one when the window is in Chinese, else the English one."""
+    return "zh" if QLocale().language() == QLocale.Language.Chinese else "en"
+
+
+def text_name(text: str) -> str:
+    """A text as the window names it: ``English text (shipped)``, ``Chinese text
+    (shipped)``, or a file by its name."""
+    names = {
+        "en": QCoreApplication.translate("CompareQuality", "English text (shipped)"),
+        "zh": QCoreApplication.translate("CompareQuality", "Chinese text (shipped)"),
+    }
+    if text in BUILTIN_TEXTS:
+        return names.get(text, BUILTIN_TEXTS[text])
+    return Path(text).name or text
+
+
+def is_pack(path: Path) -> bool:
+    """A reference pack brings its own text (the core's rule)."""
+    return QualityCheck("text", str(path)).pack
+
+
 class QualityChoice(QWidget):
-    """A combo (none, shipped questions, a folder…, a reference…), the number of questions,
-    the minutes per model and the chosen file's name."""
+    """A combo (none, shipped questions, a folder…, a reference…), the chosen file's name, the
+    number of questions or the text a loss is measured on, and the minutes per model."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,6 +112,26 @@ class QualityChoice(QWidget):
         self.limit_label.setBuddy(self.limit)
         row.addWidget(self.limit_label)
         row.addWidget(self.limit)
+        self.text_label = QLabel(self.tr("on"))
+        self.text_combo = QComboBox()
+        self.text_combo.setObjectName("qualityText")
+        self.text_combo.setAccessibleName(self.tr("Text the loss is measured on"))
+        self.text_combo.setToolTip(
+            self.tr("The reference and every model are scored on this text, in chunks.")
+        )
+        for key in BUILTIN_TEXTS:
+            self.text_combo.addItem(text_name(key), key)
+        self.text_combo.setCurrentIndex(max(0, self.text_combo.findData(default_text())))
+        self.text_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.text_label.setBuddy(self.text_combo)
+        row.addWidget(self.text_label)
+        row.addWidget(self.text_combo)
+        self.pack_note = QLabel(self.tr("on the pack's own text"))
+        self.pack_note.setObjectName("qualityPackText")
+        self.pack_note.setToolTip(
+            self.tr("A reference pack holds what its model said on its own text: that one.")
+        )
+        row.addWidget(self.pack_note)
         self.minutes_label = QLabel(self.tr("Minutes per model"))
         self.minutes = QDoubleSpinBox()
         self.minutes.setObjectName("qualityMinutes")
@@ -151,6 +195,7 @@ class QualityChoice(QWidget):
             return
         if check.kind == "text":
             self.choose(REFERENCE, Path(check.source))
+            self.choose_text(check.text)
         elif check.source == DEFAULT_ITEMS:
             self.choose(SHIPPED)
         else:
@@ -158,6 +203,16 @@ class QualityChoice(QWidget):
         self.limit.setValue(check.limit)
         if check.max_seconds is not None:
             self.minutes.setValue(check.max_seconds / 60)
+
+    def choose_text(self, text: str) -> None:
+        """The text a loss is measured on: ``en``, ``zh`` or a file (a stored comparison's;
+        it joins the list)."""
+        index = self.text_combo.findData(text)
+        if index < 0:
+            self.text_combo.addItem(text_name(text), text)
+            index = self.text_combo.count() - 1
+            self.text_combo.setItemData(index, text, Qt.ItemDataRole.ToolTipRole)
+        self.text_combo.setCurrentIndex(index)
 
     def _update(self) -> None:
         key = self.combo.currentData()
@@ -168,11 +223,16 @@ class QualityChoice(QWidget):
         questions = key in (SHIPPED, FOLDER)
         self.limit_label.setVisible(questions)
         self.limit.setVisible(questions)
+        pack = key == REFERENCE and path is not None and is_pack(path)
+        text = key == REFERENCE and path is not None and not pack
+        self.text_label.setVisible(text)
+        self.text_combo.setVisible(text)
+        self.pack_note.setVisible(pack)
         self.minutes_label.setVisible(key != NONE)
         self.minutes.setVisible(key != NONE)
 
     def set_enabled(self, enabled: bool) -> None:
-        for widget in (self.combo, self.limit, self.minutes):
+        for widget in (self.combo, self.limit, self.text_combo, self.minutes):
             widget.setEnabled(enabled)
 
     # -- the check --------------------------------------------------------------------------------
@@ -189,7 +249,8 @@ class QualityChoice(QWidget):
         if key == FOLDER and path is not None:
             return QualityCheck("items", str(path), limit=self.limit.value(), max_seconds=budget)
         if key == REFERENCE and path is not None:
-            return QualityCheck("text", str(path), max_seconds=budget)
+            text = str(self.text_combo.currentData() or default_text())
+            return QualityCheck("text", str(path), text=text, max_seconds=budget)
         return None
 
 
@@ -305,11 +366,18 @@ class QualityTable(QTableWidget):
         if check is None:
             self.setRowCount(0)
             return
-        what = self.tr("Quality (%1)").replace(
-            "%1",
-            self.tr("multiple choice") if check.kind == "items" else self.tr("loss against %1"),
-        )
-        what = what.replace("%1", Path(check.source).name)
+        source = Path(check.source)
+        if check.kind == "items":
+            kind = self.tr("multiple choice")
+        elif is_pack(source):
+            kind = self.tr("loss against %1").replace("%1", source.name)
+        else:
+            kind = (
+                self.tr("loss against %1 on %2")
+                .replace("%1", source.name)
+                .replace("%2", text_name(check.text))
+            )
+        what = self.tr("Quality (%1)").replace("%1", kind)
         self.setHorizontalHeaderLabels(
             [what, self.tr("Result (95% interval)"), self.tr("Measured on")]
         )

@@ -548,3 +548,106 @@ def test_records_that_contradict_each_other_roll_back_what_was_written(
     bad = tmp_path / "contradiction.jsonl"
     rewrite(bad, lines)
     refused(laptop_path, bad, BundleDamaged, "its records contradict each other")
+
+
+# -- a comparison's quality results ----------------------------------------------------------
+
+
+def quality_comparison(history: History, tmp_path: Path, profile: HardwareProfile = PI) -> int:
+    """A comparison whose quality check measured its first contestant and failed its second."""
+    ref = history.model_ref(model_file(tmp_path, "tiny.gguf"), label="Tiny 1B Q4_0")
+    settings = settings_dict(LOAD, p.SamplingParams())
+    cid = history.create_comparison(
+        title="Quality",
+        mode="fair",
+        contestants=[
+            ContestantRecord("Tiny", "tiny", settings, model=ref),
+            ContestantRecord("Tiny again", "tiny", settings, model=ref),
+        ],
+        prompts=[PromptRecord("Hi?")],
+        options={"quality": {"kind": "items", "source": "gaokao", "limit": 2}},
+        profile=profile,
+        machine=THIS_MACHINE,
+    )
+    history.record_measurement(
+        "quality.choice",
+        metric="accuracy",
+        value=0.5,
+        data={"accuracy": 0.5},
+        model=ref,
+        settings={"comparison": cid, "contestant": 0},
+        profile=profile,
+        machine=THIS_MACHINE,
+    )
+    history.set_contestant_quality(cid, 1, "failed", "The question file lacks the column D.")
+    history.set_comparison_status(cid, "finished")
+    return cid
+
+
+def test_an_imported_comparison_brings_its_quality_results_and_failures(tmp_path: Path) -> None:
+    pi = History(tmp_path / "pi.db")
+    laptop = History(tmp_path / "laptop.db")
+    # The laptop already has a comparison numbered like the Pi's, so the Pi's number would
+    # point at the wrong one here.
+    (tmp_path / "own").mkdir()
+    quality_comparison(laptop, tmp_path / "own", LAPTOP)
+    cid = quality_comparison(pi, tmp_path)
+    bundle = tmp_path / "pi.jsonl"
+    # Comparisons only: their quality results come with them.
+    export_results(pi, bundle, name="pi-kitchen", profile=PI, kinds=("comparisons",))
+    counted = import_bundle(laptop, bundle).counts
+    assert (counted.comparisons_added, counted.measurements_added) == (1, 1)
+    imported = next(c.id for c in laptop.comparisons() if c.machine == "pi-kitchen")
+    assert imported != cid
+    (result,) = laptop.measurements(kind="quality", comparison=imported)
+    assert (result.value, result.machine, result.settings["contestant"]) == (0.5, "pi-kitchen", 0)
+    contestants = laptop.comparison(imported).contestants
+    assert [(k.quality_status, k.quality_reason) for k in contestants] == [
+        (None, None),
+        ("failed", "The question file lacks the column D."),
+    ]
+    # Everything at once: the same result is not counted twice; importing again adds nothing.
+    everything = tmp_path / "all.jsonl"
+    export_results(pi, everything, name="pi-kitchen", profile=PI)
+    again = import_bundle(laptop, everything).counts
+    assert again.added == 0
+    assert (again.comparisons_present, again.measurements_present) == (1, 0)
+    assert len(laptop.measurements(kind="quality", comparison=imported)) == 1
+
+
+def test_an_older_export_without_quality_results_still_imports_and_is_completed_later(
+    tmp_path: Path,
+) -> None:
+    pi = History(tmp_path / "pi.db")
+    quality_comparison(pi, tmp_path)
+    bundle = tmp_path / "pi.jsonl"
+    export_results(pi, bundle, name="pi-kitchen", profile=PI)
+    # As an older version wrote it: no quality fields on the comparison and its contestants.
+    lines = records(bundle)
+    for line in lines:
+        if line.get("type") == "comparison":
+            del line["quality"]
+            for k in line["contestants"]:
+                del k["quality_status"], k["quality_reason"]
+    old = tmp_path / "old.jsonl"
+    rewrite(old, lines)
+    laptop = History(tmp_path / "laptop.db")
+    (tmp_path / "own").mkdir()
+    quality_comparison(laptop, tmp_path / "own", LAPTOP)  # the Pi's number is taken here
+    counted = import_bundle(laptop, old).counts
+    assert (counted.comparisons_added, counted.measurements_added) == (1, 1)
+    imported = next(c for c in laptop.comparisons() if c.machine == "pi-kitchen")
+    assert laptop.measurements(kind="quality", comparison=imported.id) == []  # not linked
+    # The newer export of the same comparison links the result already here.
+    counted = import_bundle(laptop, bundle).counts
+    assert counted.comparisons_updated == 1
+    assert counted.measurements_added == 0
+    assert len(laptop.measurements(kind="quality", comparison=imported.id)) == 1
+
+    # A quality result of a contestant that is not there is refused whole.
+    for line in lines:
+        if line.get("type") == "comparison":
+            line["quality"] = [{"machine": "local"}]
+    rewrite(old, lines)
+    with pytest.raises(BundleDamaged, match="a quality result of the 1st comparison record"):
+        import_bundle(History(tmp_path / "third.db"), old)

@@ -14,6 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from desktop.core.bundle import export_results, import_bundle
 from desktop.core.compare import (
     CompareRunner,
     ComparisonPlan,
@@ -186,6 +187,31 @@ def test_bad_input_fails_its_column_in_one_sentence_and_the_others_run(
     assert gemma.reason.count(". ") <= 1  # one sentence, no traceback
     assert "Traceback" not in gemma.reason
     assert result.complete  # the answers are all there
+    # Reopened later (the window, `compare --show`, the reports): the same sentence, not
+    # "not measured".
+    assert result.id is not None
+    reopened = open_comparison(history, result.id)
+    assert [o.status for o in reopened.quality] == ["done", "failed"]
+    assert reopened.quality[1].reason == gemma.reason
+    markdown = to_markdown(reopened)
+    assert f"failed: {gemma.reason}" in markdown
+    assert "not measured" not in markdown
+    rows = json.loads(to_json(reopened))["quality"]["results"]
+    assert [(r["status"], r["reason"]) for r in rows] == [("done", None), ("failed", gemma.reason)]
+
+    # Exported to another machine's history and imported there: the comparison finds its
+    # result and its failure again (its number there is not its number here).
+    bundle = tmp_path / "results.jsonl"
+    export_results(history, bundle, name="edge-box", profile=load_profile("rtx-3060-12gb"))
+    with History(tmp_path / "other.db") as other:
+        other.create_comparison(title="Other", mode="fair", contestants=[], prompts=[])
+        import_bundle(other, bundle)
+        imported = next(c.id for c in other.comparisons() if c.machine == "edge-box")
+        assert imported != result.id
+        elsewhere = open_comparison(other, imported)
+    assert [(o.status, o.value, o.reason) for o in elsewhere.quality] == [
+        (o.status, o.value, o.reason) for o in reopened.quality
+    ]
 
     # A question folder with a missing column: every column says so, the answers are kept.
     folder = tmp_path / "items" / "test"
@@ -202,6 +228,24 @@ def test_bad_input_fails_its_column_in_one_sentence_and_the_others_run(
         assert "lacks the column D" in outcome.reason
     assert history.measurements(kind="quality", comparison=result.id) == []
     assert "failed: " in to_markdown(result)
+    assert result.id is not None
+    reopened = open_comparison(history, result.id)
+    assert [(o.status, o.reason) for o in reopened.quality] == [
+        (o.status, o.reason) for o in result.quality
+    ]
+
+    # The folder mended, a resume measures them: the stored sentences give way to results.
+    (folder / "maths_test.csv").write_text(
+        "question,A,B,C,D,answer\nOne plus one?,1,2,3,4,B\n", encoding="utf-8"
+    )
+    plan, existing = resume_plan(history, result.id, ws.resolver)
+    assert [o.status for o in existing.quality] == ["failed", "failed"]
+    resumed = CompareRunner(plan, history=history, comparison_id=result.id, existing=existing).run()
+    assert [o.status for o in resumed.quality] == ["done", "done"]
+    reopened = open_comparison(history, result.id)
+    assert [o.status for o in reopened.quality] == ["done", "done"]
+    assert [o.reason for o in reopened.quality] == [None, None]
+    assert "failed: " not in to_markdown(reopened)
 
 
 def test_cancel_during_the_quality_check_stops_it(ws: Workspace, history: History) -> None:

@@ -351,6 +351,34 @@ def test_a_comparison_is_stored_answer_by_answer(history: History, tmp_path: Pat
     assert history.comparison(cid).summary.n_answers == 2
 
 
+def test_a_quality_check_without_result_keeps_its_sentence_in_old_files_too(
+    tmp_path: Path,
+) -> None:
+    # A file written before contestants kept their quality check's failure (two migrations).
+    path = tmp_path / "h.db"
+    with History(path, migrations=MIGRATIONS[:2]) as old:
+        cid = _comparison(old, tmp_path)
+    with History(path) as history:  # migrated: the comparison reads as it did
+        record = history.comparison(cid)
+        assert [k.name for k in record.contestants] == ["Tiny (temp 0.8)", "Tiny (temp 0)"]
+        assert [k.quality_status for k in record.contestants] == [None, None]
+        history.set_contestant_quality(cid, 1, "failed", "The reference has another vocabulary.")
+        history.set_contestant_quality(cid, 0, "skipped", "No logits.")
+        history.set_contestant_quality(cid, 0, None, "ignored")  # a result now: forgotten
+        with pytest.raises(ValueError, match="unknown quality status"):
+            history.set_contestant_quality(cid, 0, "done", "a result is a measurement")
+    with History(path) as history:
+        first, second = history.comparison(cid).contestants
+        assert (first.quality_status, first.quality_reason) == (None, None)
+        assert (second.quality_status, second.quality_reason) == (
+            "failed",
+            "The reference has another vocabulary.",
+        )
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    conn.close()
+
+
 def test_comparisons_are_listed_searched_filtered_and_deleted(
     history: History, tmp_path: Path
 ) -> None:
