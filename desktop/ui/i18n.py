@@ -32,6 +32,12 @@ def qm_path(language: str) -> str:
     return str(paths.resources_dir() / "i18n" / f"llm_scout_{language}.qm")
 
 
+def default_quality_text() -> str:
+    """The shipped text a quality loss is measured on unless the person chooses another: the
+    Chinese one when the window is in Chinese, else the English one."""
+    return "zh" if QLocale().language() == QLocale.Language.Chinese else "en"
+
+
 def install_language(app: QApplication, setting: str) -> str:
     """Install the translators for the language ``setting`` resolves to; returns it."""
     for translator in _installed:

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop.core import demo
 from desktop.core.history import History
 from desktop.core.quality import ChoiceResult, LossResult
+from desktop.ui.i18n import install_language
 from desktop.ui.main_window import MainWindow
 from desktop.ui.pages.library import LibraryPage
 from desktop.ui.widgets.quality_dialog import ModelChoice, QualityDialog, default_reference
@@ -174,3 +176,18 @@ def test_the_default_reference_is_the_least_quantized_of_the_same_model() -> Non
     assert default_reference(model, [model, q8, f16, other]) == f16
     assert default_reference(model, [model, q8, other]) == q8
     assert default_reference(model, [model, other]) is None
+
+
+def test_the_chinese_window_measures_on_the_chinese_text_first(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    english = _dialog(qtbot)
+    assert english.text_combo.currentData() == "en"
+    assert english.text_combo.currentText() == "English text (shipped)"
+    try:
+        assert install_language(qapp, "zh_CN") == "zh_CN"
+        chinese = _dialog(qtbot)
+        assert chinese.text_combo.currentData() == "zh"
+        assert chinese.text_combo.currentText() == "中文文本（内置）"
+    finally:
+        install_language(qapp, "en")

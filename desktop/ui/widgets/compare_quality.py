@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -40,18 +40,13 @@ from desktop.core.compare import (
 )
 from desktop.core.quality import ACCURACY_DECIMALS, BUILTIN_TEXTS, KLD_DECIMALS
 from desktop.ui import format as fmt
+from desktop.ui.i18n import default_quality_text
 from desktop.ui.widgets.compare_column import FAILED_COLOR
 
 NONE = "none"
 SHIPPED = "shipped"
 FOLDER = "folder"
 REFERENCE = "reference"
-
-
-def default_text() -> str:
-    """The shipped text a loss is measured on unless the person chooses another: the Chinese
-    one when the window is in Chinese, else the English one."""
-    return "zh" if QLocale().language() == QLocale.Language.Chinese else "en"
 
 
 def text_name(text: str) -> str:
@@ -121,7 +116,7 @@ class QualityChoice(QWidget):
         )
         for key in BUILTIN_TEXTS:
             self.text_combo.addItem(text_name(key), key)
-        self.text_combo.setCurrentIndex(max(0, self.text_combo.findData(default_text())))
+        self.text_combo.setCurrentIndex(max(0, self.text_combo.findData(default_quality_text())))
         self.text_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.text_label.setBuddy(self.text_combo)
         row.addWidget(self.text_label)
@@ -249,7 +244,7 @@ class QualityChoice(QWidget):
         if key == FOLDER and path is not None:
             return QualityCheck("items", str(path), limit=self.limit.value(), max_seconds=budget)
         if key == REFERENCE and path is not None:
-            text = str(self.text_combo.currentData() or default_text())
+            text = str(self.text_combo.currentData() or default_quality_text())
             return QualityCheck("text", str(path), text=text, max_seconds=budget)
         return None
 

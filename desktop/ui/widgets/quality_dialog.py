@@ -62,6 +62,7 @@ from desktop.core.quality import (
 )
 from desktop.ui import format as fmt
 from desktop.ui.errors import describe
+from desktop.ui.i18n import default_quality_text
 from desktop.ui.widgets.quality_results import (
     ResultTable,
     RunningPlot,
@@ -184,6 +185,7 @@ class QualityDialog(QDialog):
         self.text_combo.addItem(self.tr("English text (shipped)"), "en")
         self.text_combo.addItem(self.tr("Chinese text (shipped)"), "zh")
         self.text_combo.addItem(self.tr("A text file…"), "")
+        self.text_combo.setCurrentIndex(self.text_combo.findData(default_quality_text()))
         self.text_combo.activated.connect(self._on_text_combo_activated)
         loss_form.addRow(self.tr("Text"), self.text_combo)
         self.chunk_spin = QSpinBox()
