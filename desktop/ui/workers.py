@@ -40,7 +40,10 @@ class TaskControl:
         """Report progress; delivered on the GUI thread (queued, so keep it to a few per second
         or let the receiver throttle)."""
         if not self._stop.is_set():
-            self._signals.progressed.emit(value)
+            try:
+                self._signals.progressed.emit(value)
+            except RuntimeError:  # the window is gone (see _Runnable._report)
+                self._stop.set()
 
 
 class _TaskSignals(QObject):
@@ -70,9 +73,18 @@ class _Runnable(QRunnable):
             if not isinstance(exc, ScoutError):
                 # The window then says "the log file has the details": here they are.
                 log.error("A background task failed", exc_info=exc)
-            self._signals.failed.emit(exc)
+            self._report(self._signals.failed, exc)
         else:
-            self._signals.finished.emit(result)
+            self._report(self._signals.finished, result)
+
+    def _report(self, signal: Any, value: object) -> None:
+        """Emit ``value``, unless the window is gone: a task still running when the app quit
+        (after :func:`wait_for_tasks` gave up) finds its signal object deleted with Python's
+        globals, and there is nobody left to tell."""
+        try:
+            signal.emit(value)
+        except RuntimeError:
+            log.debug("A background task ended after the window had gone")
 
 
 class TaskHandle:
