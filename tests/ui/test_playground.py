@@ -332,8 +332,9 @@ def test_gemma_without_a_template_answers_through_the_fallback(
     panel = page.load_panel
     assert panel.template_combo.itemText(0) == "by architecture: gemma"
     # Shown whole (it was cut to "by architecture"), and the base model said where it is chosen.
+    # (Its new width comes with the layout's next pass, after the items changed.)
     shown = panel.template_combo.fontMetrics().horizontalAdvance("by architecture: gemma")
-    assert panel.template_combo.width() > shown
+    qtbot.waitUntil(lambda: panel.template_combo.width() > shown, timeout=10_000)
     assert panel.base_note.isVisible()
     assert panel.base_note.text().startswith("⚠ Base model, not for chat")
     loaded = load(qtbot, page, gemma3_path, n_ctx=512)

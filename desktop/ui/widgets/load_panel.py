@@ -145,6 +145,9 @@ class LoadPanel(QWidget):
         self.template_combo.setAccessibleName(self.tr("Chat template"))
         # Its first item changes with the file ("by architecture: gemma"): never cut off.
         self.template_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # Minimum: the row's stretch never squeezes it below its contents (the model box takes
+        # the room to spare).
+        self.template_combo.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
         self.template_combo.setToolTip(
             self.tr(
                 "The chat template that turns the conversation into the model's prompt: the "
@@ -177,7 +180,7 @@ class LoadPanel(QWidget):
         local.addWidget(self.open_button)
         local.addSpacing(8)
         local.addWidget(self._label(self.tr("Template"), self.template_combo))
-        local.addWidget(self.template_combo, 1)
+        local.addWidget(self.template_combo)
         self.server = ServerFields(self)
         self.server.changed.connect(self.endpoint_changed)
         self.server.list_requested.connect(self.list_models_requested)
