@@ -14,6 +14,7 @@ through one signal; keep the callback short.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -135,3 +136,6 @@ CompareEvent: TypeAlias = (
     | QualityFinished
     | ComparisonFinished
 )
+
+# What the runner and the contestants' turns tell their caller with.
+EventCallback: TypeAlias = Callable[[CompareEvent], None]

@@ -35,6 +35,7 @@ from desktop.core.compare.events import (
     ContestantFailed,
     ContestantFinished,
     ContestantStarted,
+    EventCallback,
     QualityFinished,
 )
 from desktop.core.compare.persist import (
@@ -58,8 +59,6 @@ from desktop.core.library import ModelResolver
 from desktop.core.threads import start as start_thread
 
 log = logging.getLogger(__name__)
-
-EventCallback = Callable[[CompareEvent], None]
 
 
 class CompareRunner:

@@ -21,11 +21,11 @@ from desktop.core.compare.events import (
     AnswerFinished,
     AnswerStarted,
     AnswerText,
-    CompareEvent,
     ContestantFailed,
     ContestantFinished,
     ContestantLoaded,
     ContestantStarted,
+    EventCallback,
 )
 from desktop.core.compare.plan import ComparisonPlan
 from desktop.core.compare.results import AnswerResult, ContestantOutcome
@@ -36,8 +36,6 @@ from desktop.core.fit import FitTarget
 from desktop.core.hardware import HardwareProfile
 
 log = logging.getLogger(__name__)
-
-EventCallback = Callable[[CompareEvent], None]
 
 
 class Turns:
