@@ -23,6 +23,7 @@ from desktop.core.compare.results import (
 from desktop.core.compare.suites import Prompt
 from desktop.core.compare.votes import BlindLabels, Vote
 from desktop.core.history import (
+    QUALITY_FAILURES,
     ComparisonRecord,
     ContestantRecord,
     History,
@@ -215,7 +216,7 @@ def quality_of(history: History, record: ComparisonRecord) -> tuple[QualityOutco
             found[c] = QualityOutcome(c, "done", result, measurement_id=m.id)
     for k in record.contestants:
         status = k.quality_status
-        if k.index not in found and status in ("failed", "cancelled", "skipped"):
+        if k.index not in found and status in QUALITY_FAILURES:
             found[k.index] = QualityOutcome(
                 k.index,
                 status,  # type: ignore[arg-type]  # one of QualityStatus, checked above

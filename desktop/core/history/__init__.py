@@ -28,6 +28,7 @@ from desktop.core.history.machines import IMPORTED, MachineRecord, MeasurementRe
 from desktop.core.history.merge import MergeCounts, merge_results
 from desktop.core.history.record_checks import check_results
 from desktop.core.history.records import (
+    QUALITY_FAILURES,
     ComparisonRecord,
     ComparisonSummary,
     ContestantRecord,
@@ -48,6 +49,7 @@ from desktop.core.history.transfer import RecordError, Results, collect_results
 __all__ = [
     "IMPORTED",
     "MIGRATIONS",
+    "QUALITY_FAILURES",
     "RESULT_KINDS",
     "AcrossMachines",
     "ComparisonRecord",
