@@ -8,8 +8,9 @@ translations. Switching the language installs the new translators and the window
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
-from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtWidgets import QApplication
 
 from desktop.core import paths
@@ -36,6 +37,16 @@ def default_quality_text() -> str:
     """The shipped text a quality loss is measured on unless the person chooses another: the
     Chinese one when the window is in Chinese, else the English one."""
     return "zh" if QLocale().language() == QLocale.Language.Chinese else "en"
+
+
+def quality_text_name(text: str) -> str:
+    """A quality text as the window names it, in the Quality window and in Compare alike:
+    ``English text (shipped)``, ``Chinese text (shipped)``, or a file by its name."""
+    names = {
+        "en": QCoreApplication.translate("QualityText", "English text (shipped)"),
+        "zh": QCoreApplication.translate("QualityText", "Chinese text (shipped)"),
+    }
+    return names.get(text) or Path(text).name or text
 
 
 def install_language(app: QApplication, setting: str) -> str:

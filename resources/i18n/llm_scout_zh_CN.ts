@@ -1266,17 +1266,7 @@
 <context>
     <name>CompareQuality</name>
     <message>
-        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+61"/>
-        <source>English text (shipped)</source>
-        <translation>英文文本（内置）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Chinese text (shipped)</source>
-        <translation>中文文本（内置）</translation>
-    </message>
-    <message>
-        <location line="+212"/>
+        <location filename="../../desktop/ui/widgets/compare_quality.py" line="+257"/>
         <source>accuracy %1</source>
         <translation>准确率 %1</translation>
     </message>
@@ -1996,7 +1986,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>下载</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+6"/>
         <source>Change the Hub address or pick a mirror on the Settings page.</source>
         <translation>可在“设置”页更改 Hub 地址或选择镜像。</translation>
     </message>
@@ -3171,7 +3161,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HardwarePage</name>
     <message>
-        <location filename="../../desktop/ui/pages/hardware.py" line="+69"/>
+        <location filename="../../desktop/ui/pages/hardware.py" line="+65"/>
         <source>Save profile…</source>
         <translation>保存配置…</translation>
     </message>
@@ -4163,7 +4153,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>HistoryPane</name>
     <message>
-        <location filename="../../desktop/ui/widgets/history_pane.py" line="+52"/>
+        <location filename="../../desktop/ui/widgets/history_pane.py" line="+53"/>
         <source>Open</source>
         <translation>打开</translation>
     </message>
@@ -4179,12 +4169,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
     <message>
         <location line="+2"/>
-        <location line="+137"/>
+        <location line="+138"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="-59"/>
+        <location line="-60"/>
         <source>Open this server and model in the Playground with this prompt.</source>
         <translation>在演练场中用这个提示词填入这个服务器和模型。</translation>
     </message>
@@ -4209,12 +4199,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>模型文件 %1 已不存在。</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+20"/>
         <source>Delete from the history</source>
         <translation>从历史记录中删除</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-6"/>
         <source>Delete the comparison “%1”?</source>
         <translation>要删除对比“%1”吗？</translation>
     </message>
@@ -4492,12 +4482,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>LibraryPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/library.py" line="+103"/>
+        <location filename="../../desktop/ui/pages/library.py" line="+104"/>
         <source>Library</source>
         <translation>本地模型</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location line="+52"/>
         <source>Selected model</source>
         <translation>选中的模型</translation>
     </message>
@@ -4678,7 +4668,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>文件夹 %1 已不存在。</translation>
     </message>
     <message>
-        <location line="+30"/>
+        <location line="+20"/>
         <source>Deleting %1…</source>
         <translation>正在删除 %1…</translation>
     </message>
@@ -4836,12 +4826,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     <name>LoadPanel</name>
     <message>
         <location filename="../../desktop/ui/widgets/load_panel.py" line="+131"/>
-        <location line="+44"/>
+        <location line="+47"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location line="-38"/>
+        <location line="-41"/>
         <source>Pick a model on this machine</source>
         <translation>选择本机上的模型</translation>
     </message>
@@ -4861,7 +4851,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>聊天模板</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+8"/>
         <source>The chat template that turns the conversation into the model&apos;s prompt: the file&apos;s own, or one chosen by architecture when the file has none, or one you pick.</source>
         <translation>把对话转换成模型提示词的聊天模板：使用文件自带的；文件没有时按架构选择；或者由你指定。</translation>
     </message>
@@ -5062,7 +5052,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>断开</translation>
     </message>
     <message>
-        <location line="-380"/>
+        <location line="-383"/>
         <source>Where the model runs</source>
         <translation>模型在哪里运行</translation>
     </message>
@@ -5082,7 +5072,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>在本机运行模型文件，或与 OpenAI 兼容服务器（llama-server、vLLM、Ollama、LM Studio）上的模型对话。</translation>
     </message>
     <message>
-        <location line="+416"/>
+        <location line="+419"/>
         <source>context %1, GPU layers %2, %3 threads, KV %4</source>
         <translation>上下文 %1，GPU 层数 %2，%3 线程，KV %4</translation>
     </message>
@@ -6319,7 +6309,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>PlaygroundPage</name>
     <message>
-        <location filename="../../desktop/ui/pages/playground.py" line="+310"/>
+        <location filename="../../desktop/ui/pages/playground.py" line="+311"/>
         <source>Open a model</source>
         <translation>打开模型</translation>
     </message>
@@ -6334,7 +6324,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>清空对话</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Clear the conversation (one answer)?</source>
         <translation>清空对话（1 个回答）？</translation>
     </message>
@@ -6344,17 +6334,17 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>清空对话（%1 个回答）？</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>Each answer stays in History; Copy or Save… keeps the conversation.</source>
         <translation>每个回答都会保留在历史记录中；用“复制”或“保存…”可以保留整段对话。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Clear</source>
         <translation>清空</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+19"/>
         <source>stop: %1</source>
         <translation>结束原因：%1</translation>
     </message>
@@ -6475,7 +6465,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>QualityDialog</name>
     <message>
-        <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+123"/>
+        <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+124"/>
         <source>Quality of %1</source>
         <translation>%1 的质量</translation>
     </message>
@@ -6497,12 +6487,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
     <message>
         <location line="+9"/>
         <location line="+18"/>
-        <location line="+122"/>
+        <location line="+123"/>
         <source>Reference</source>
         <translation>参考</translation>
     </message>
     <message>
-        <location line="-133"/>
+        <location line="-134"/>
         <source>This model itself (checks the method: 0)</source>
         <translation>模型自身（检验方法：结果应为 0）</translation>
     </message>
@@ -6517,22 +6507,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>用于对比的模型：同一模型量化程度更低的版本（F16、BF16、Q8_0），分词器相同。参考包保存了这样一个模型的输出，无需模型本身。</translation>
     </message>
     <message>
-        <location line="+8"/>
-        <source>English text (shipped)</source>
-        <translation>英文文本（内置）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
-        <source>Chinese text (shipped)</source>
-        <translation>中文文本（内置）</translation>
-    </message>
-    <message>
-        <location line="+1"/>
+        <location line="+10"/>
         <source>A text file…</source>
         <translation>文本文件…</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <location line="+125"/>
         <source>Text</source>
         <translation>文本</translation>
@@ -6937,6 +6917,19 @@ No chat template: most likely a base model, made to continue text. Its replies t
     </message>
 </context>
 <context>
+    <name>QualityText</name>
+    <message>
+        <location filename="../../desktop/ui/i18n.py" line="+46"/>
+        <source>English text (shipped)</source>
+        <translation>英文文本（内置）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Chinese text (shipped)</source>
+        <translation>中文文本（内置）</translation>
+    </message>
+</context>
+<context>
     <name>RecommendView</name>
     <message>
         <location filename="../../desktop/ui/widgets/recommend_view.py" line="+42"/>
@@ -7057,17 +7050,18 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>RemoveQuestion</name>
     <message>
-        <location filename="../../desktop/ui/widgets/library_remove.py" line="+27"/>
+        <location filename="../../desktop/ui/widgets/library_remove.py" line="+28"/>
+        <location line="+21"/>
         <source>Remove from the library</source>
         <translation>从本地模型库移除</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="-20"/>
         <source>Delete %1 from the disk?</source>
         <translation>要从磁盘上删除 %1 吗？</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>LLM Scout downloaded it into the models folder. Its file (%2) will be deleted; you can download it again later.</source>
         <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的文件（%2）将被删除；之后可以重新下载。</translation>
     </message>
@@ -7077,27 +7071,27 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>这是 LLM Scout 下载到模型文件夹中的模型。它的 %1 个文件（%2）将被删除；之后可以重新下载。</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+9"/>
         <source>Forget %1?</source>
         <translation>要忘记 %1 吗？</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="-5"/>
         <source>The file stays on the disk: LLM Scout only deletes models it downloaded.</source>
         <translation>文件会保留在磁盘上：LLM Scout 只删除自己下载的模型。</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+2"/>
         <source>A rescan finds it again while it is in a scanned folder.</source>
         <translation>只要它还在被扫描的文件夹中，重新扫描时就会再次找到它。</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+5"/>
         <source>Forget</source>
         <translation>忘记</translation>
     </message>
@@ -7237,7 +7231,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
         <translation>设置</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+20"/>
         <location line="+7"/>
         <location line="+199"/>
         <source>Models folder</source>

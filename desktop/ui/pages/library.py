@@ -451,17 +451,7 @@ class LibraryPage(QWidget):
 
     def ask_remove(self, row: LibraryRow) -> QMessageBox:
         """Ask first (window-modal, not blocking): delete a download, else forget the row."""
-        box = RemoveQuestion(row, self)
-        confirm = box.confirm
-
-        def answered() -> None:
-            if box.clickedButton() is confirm:
-                self.remove(row)
-            box.deleteLater()
-
-        box.finished.connect(answered)
-        box.open()
-        return box
+        return RemoveQuestion(row, self).ask(lambda: self.remove(row))
 
     def remove(self, row: LibraryRow) -> None:
         """Delete a downloaded model's files, or forget any other row (no question asked)."""

@@ -59,6 +59,7 @@ from desktop.ui.history_recorder import HistoryRecorder
 from desktop.ui.state import AppState
 from desktop.ui.widgets.chat_panel import ChatPanel
 from desktop.ui.widgets.chat_transcript import ChatTranscript
+from desktop.ui.widgets.confirm import ConfirmBox
 from desktop.ui.widgets.engine_error import EngineErrorBanner
 from desktop.ui.widgets.live_drawer import LiveDrawer
 from desktop.ui.widgets.live_plots import LivePlots
@@ -402,33 +403,20 @@ class PlaygroundPage(QWidget):
         if conversation is None or not conversation.turns:
             self.clear_conversation()
             return None
-        box = QMessageBox(self)
-        box.setObjectName("clearBox")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Clear the conversation"))
         n = len(conversation.turns)
-        box.setText(
-            self.tr("Clear the conversation (one answer)?")
-            if n == 1
-            else self.tr("Clear the conversation (%1 answers)?").replace("%1", str(n))
+        box = ConfirmBox(self, "clearBox")
+        box.setup(
+            title=self.tr("Clear the conversation"),
+            text=(
+                self.tr("Clear the conversation (one answer)?")
+                if n == 1
+                else self.tr("Clear the conversation (%1 answers)?").replace("%1", str(n))
+            ),
+            info=self.tr("Each answer stays in History; Copy or Save… keeps the conversation."),
+            action=self.tr("Clear"),
+            action_name="confirmClearButton",
         )
-        box.setInformativeText(
-            self.tr("Each answer stays in History; Copy or Save… keeps the conversation.")
-        )
-        confirm = box.addButton(self.tr("Clear"), QMessageBox.ButtonRole.DestructiveRole)
-        confirm.setObjectName("confirmClearButton")
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-
-        def answered() -> None:
-            if box.clickedButton() is confirm:
-                self.clear_conversation()
-            box.deleteLater()
-
-        box.finished.connect(answered)
-        box.open()
-        return box
+        return box.ask(self.clear_conversation)
 
     def clear_conversation(self) -> None:
         if self.chat_session.clear():

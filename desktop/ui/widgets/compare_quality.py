@@ -40,25 +40,13 @@ from desktop.core.compare import (
 )
 from desktop.core.quality import ACCURACY_DECIMALS, BUILTIN_TEXTS, KLD_DECIMALS
 from desktop.ui import format as fmt
-from desktop.ui.i18n import default_quality_text
+from desktop.ui.i18n import default_quality_text, quality_text_name
 from desktop.ui.widgets.compare_column import FAILED_COLOR
 
 NONE = "none"
 SHIPPED = "shipped"
 FOLDER = "folder"
 REFERENCE = "reference"
-
-
-def text_name(text: str) -> str:
-    """A text as the window names it: ``English text (shipped)``, ``Chinese text
-    (shipped)``, or a file by its name."""
-    names = {
-        "en": QCoreApplication.translate("CompareQuality", "English text (shipped)"),
-        "zh": QCoreApplication.translate("CompareQuality", "Chinese text (shipped)"),
-    }
-    if text in BUILTIN_TEXTS:
-        return names.get(text, BUILTIN_TEXTS[text])
-    return Path(text).name or text
 
 
 def is_pack(path: Path) -> bool:
@@ -115,7 +103,7 @@ class QualityChoice(QWidget):
             self.tr("The reference and every model are scored on this text, in chunks.")
         )
         for key in BUILTIN_TEXTS:
-            self.text_combo.addItem(text_name(key), key)
+            self.text_combo.addItem(quality_text_name(key), key)
         self.text_combo.setCurrentIndex(max(0, self.text_combo.findData(default_quality_text())))
         self.text_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.text_label.setBuddy(self.text_combo)
@@ -204,7 +192,7 @@ class QualityChoice(QWidget):
         it joins the list)."""
         index = self.text_combo.findData(text)
         if index < 0:
-            self.text_combo.addItem(text_name(text), text)
+            self.text_combo.addItem(quality_text_name(text), text)
             index = self.text_combo.count() - 1
             self.text_combo.setItemData(index, text, Qt.ItemDataRole.ToolTipRole)
         self.text_combo.setCurrentIndex(index)
@@ -370,7 +358,7 @@ class QualityTable(QTableWidget):
             kind = (
                 self.tr("loss against %1 on %2")
                 .replace("%1", source.name)
-                .replace("%2", text_name(check.text))
+                .replace("%2", quality_text_name(check.text))
             )
         what = self.tr("Quality (%1)").replace("%1", kind)
         self.setHorizontalHeaderLabels(

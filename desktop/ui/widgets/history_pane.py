@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QPushButton, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
@@ -23,6 +23,7 @@ from desktop.core.history import ComparisonRecord, History, RunRecord
 from desktop.core.quality import of_models
 from desktop.ui.errors import describe
 from desktop.ui.models.history_model import HistoryItem
+from desktop.ui.widgets.confirm import ConfirmBox
 from desktop.ui.widgets.history_detail import HistoryDetail
 from desktop.ui.workers import LatestOnly, TaskControl, run_task
 
@@ -181,30 +182,21 @@ class HistoryPane(QWidget):
 
     def ask_delete(self, item: HistoryItem) -> QMessageBox:
         """Ask first (window-modal, not blocking), then delete."""
-        box = QMessageBox(self)
-        box.setObjectName("deleteBox")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(self.tr("Delete from the history"))
+        box = ConfirmBox(self, "deleteBox")
         if item.kind == "comparison":
-            box.setText(self.tr("Delete the comparison “%1”?").replace("%1", item.title))
-            box.setInformativeText(self.tr("Its answers and votes are deleted with it."))
+            text = self.tr("Delete the comparison “%1”?").replace("%1", item.title)
+            info = self.tr("Its answers and votes are deleted with it.")
         else:
-            box.setText(self.tr("Delete this answer of %1?").replace("%1", item.models))
-            box.setInformativeText(self.tr("The model file stays on the disk."))
-        confirm = box.addButton(self.tr("Delete"), QMessageBox.ButtonRole.DestructiveRole)
-        confirm.setObjectName("confirmDeleteButton")
-        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
-        box.setDefaultButton(cancel)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
-
-        def answered() -> None:
-            if box.clickedButton() is confirm:
-                self.delete(item)
-            box.deleteLater()
-
-        box.finished.connect(answered)
-        box.open()
-        return box
+            text = self.tr("Delete this answer of %1?").replace("%1", item.models)
+            info = self.tr("The model file stays on the disk.")
+        box.setup(
+            title=self.tr("Delete from the history"),
+            text=text,
+            info=info,
+            action=self.tr("Delete"),
+            action_name="confirmDeleteButton",
+        )
+        return box.ask(lambda: self.delete(item))
 
     def delete(self, item: HistoryItem) -> None:
         """Delete a stored answer or comparison (no question asked); ``deleted`` follows."""

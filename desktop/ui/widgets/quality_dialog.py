@@ -62,7 +62,7 @@ from desktop.core.quality import (
 )
 from desktop.ui import format as fmt
 from desktop.ui.errors import describe
-from desktop.ui.i18n import default_quality_text
+from desktop.ui.i18n import default_quality_text, quality_text_name
 from desktop.ui.widgets.quality_results import (
     ResultTable,
     RunningPlot,
@@ -182,8 +182,8 @@ class QualityDialog(QDialog):
         loss_form.addRow(self.tr("Reference"), self.reference_combo)
         self.text_combo = QComboBox()
         self.text_combo.setObjectName("qualityText")
-        self.text_combo.addItem(self.tr("English text (shipped)"), "en")
-        self.text_combo.addItem(self.tr("Chinese text (shipped)"), "zh")
+        for name in ("en", "zh"):
+            self.text_combo.addItem(quality_text_name(name), name)
         self.text_combo.addItem(self.tr("A text file…"), "")
         self.text_combo.setCurrentIndex(self.text_combo.findData(default_quality_text()))
         self.text_combo.activated.connect(self._on_text_combo_activated)
