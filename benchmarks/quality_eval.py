@@ -38,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -95,21 +96,30 @@ def _bench_pp(model: Path, threads: int, ctx: int) -> float:
     return result.stat("pp_tokens_per_s")[0]
 
 
+def _llama(model: Path, pack: ReferencePack, threads: int, *, logits_all: bool = False) -> Any:
+    """``model`` in llama-cpp-python in this process, for the pack's chunks (the worker's
+    settings: one decode per chunk, ``threads`` for it)."""
+    from llama_cpp import Llama
+
+    ctx = pack.header.ctx
+    return Llama(
+        model_path=str(model),
+        n_ctx=ctx,
+        n_batch=ctx,
+        n_threads=threads,
+        n_threads_batch=threads,
+        logits_all=logits_all,
+        verbose=False,
+    )
+
+
 def decode_ceiling(model: Path, pack: ReferencePack, threads: int, reps: int = 3) -> float:
     """The median over ``reps`` alternating pairs of (tokens/s of one decode of the pack's first
     chunk with the scored half's logits) / (the same decode with the last position's logit)."""
     import llama_cpp as lc
-    from llama_cpp import Llama
 
     h = pack.header
-    llm = Llama(
-        model_path=str(model),
-        n_ctx=h.ctx,
-        n_batch=h.ctx,
-        n_threads=threads,
-        n_threads_batch=threads,
-        verbose=False,
-    )
+    llm = _llama(model, pack, threads)
     batch = lc.llama_batch_init(h.ctx, 0, 1)
     tokens = pack.tokens[0]
 
@@ -209,21 +219,12 @@ def speed(model: Path, pack_path: Path, settings: LossSettings, rounds: int) -> 
 def full_softmax(model: Path, pack: ReferencePack, threads: int) -> tuple[np.ndarray, np.ndarray]:
     """Per scored position: NLL of the true token, and the full log-probabilities' rows, from
     llama-cpp-python with every logit kept (float64 log-softmax over the whole vocabulary)."""
-    from llama_cpp import Llama
-
     h = pack.header
-    llm = Llama(
-        model_path=str(model),
-        n_ctx=h.ctx,
-        n_batch=h.ctx,
-        n_threads=threads,
-        logits_all=True,
-        verbose=False,
-    )
+    llm = _llama(model, pack, threads, logits_all=True)
     nll, rows = [], []
     positions = np.arange(h.first_output, h.first_output + h.n_outputs)
     for chunk in pack.tokens:
-        llm.reset()  # type: ignore[no-untyped-call]
+        llm.reset()
         llm.eval(chunk.tolist())
         x = np.asarray(llm.scores[positions], dtype=np.float64)
         x -= x.max(axis=1, keepdims=True)
