@@ -56,7 +56,7 @@ def test_a_worker_killed_mid_answer_is_restarted_and_the_chat_goes_on(
     chat.read_until("lighthouse keeper.\n")  # the terminal's echo of the line
     partial = chat.read_until(" ")  # the answer is streaming
     _kill(first)
-    out = chat.read_until(PROMPT, timeout=120)
+    out = chat.read_until(PROMPT)
     assert "Traceback" not in out
     lines = (partial + out).replace("\r\n", "\n").split("\n")
     error = next(line for line in lines if "killed by SIGKILL" in line)
@@ -65,7 +65,7 @@ def test_a_worker_killed_mid_answer_is_restarted_and_the_chat_goes_on(
     second = _worker(chat)
     assert second.pid != first.pid
     chat.type("Now say hello.\n")
-    assert "tokens/s, TTFT" in chat.read_until(PROMPT, timeout=120)
+    assert "tokens/s, TTFT" in chat.read_until(PROMPT)
     saved = tmp_path / "chat.json"
     chat.type(f"/save {saved}\n")
     chat.read_until(PROMPT)
@@ -83,7 +83,7 @@ def test_a_worker_that_died_while_idle_is_restarted_for_the_next_message(
     chat.read_until(PROMPT)
     _kill(_worker(chat))
     chat.type("Hello!\n")
-    out = chat.read_until(PROMPT, timeout=120)
+    out = chat.read_until(PROMPT)
     assert "Traceback" not in out
     assert "start it first" not in out
     assert "killed by SIGKILL" in out
