@@ -6465,7 +6465,7 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>QualityDialog</name>
     <message>
-        <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+124"/>
+        <location filename="../../desktop/ui/widgets/quality_dialog.py" line="+125"/>
         <source>Quality of %1</source>
         <translation>%1 的质量</translation>
     </message>
@@ -7050,13 +7050,12 @@ No chat template: most likely a base model, made to continue text. Its replies t
 <context>
     <name>RemoveQuestion</name>
     <message>
-        <location filename="../../desktop/ui/widgets/library_remove.py" line="+28"/>
-        <location line="+21"/>
+        <location filename="../../desktop/ui/widgets/library_remove.py" line="+26"/>
         <source>Remove from the library</source>
         <translation>从本地模型库移除</translation>
     </message>
     <message>
-        <location line="-20"/>
+        <location line="+4"/>
         <source>Delete %1 from the disk?</source>
         <translation>要从磁盘上删除 %1 吗？</translation>
     </message>

@@ -23,9 +23,10 @@ class RemoveQuestion(ConfirmBox):
     def __init__(self, row: LibraryRow, parent: QWidget | None = None) -> None:
         super().__init__(parent, "removeBox")
         name = row.entry.display_name if row.entry is not None else row.path.name
+        title = self.tr("Remove from the library")
         if row.downloaded and row.entry is not None:
             self.setup(
-                title=self.tr("Remove from the library"),
+                title=title,
                 text=self.tr("Delete %1 from the disk?").replace("%1", name),
                 info=count(
                     len(row.entry.parts),
@@ -46,7 +47,7 @@ class RemoveQuestion(ConfirmBox):
         if row.stored and row.source != "imported":
             info += " " + self.tr("A rescan finds it again while it is in a scanned folder.")
         self.setup(
-            title=self.tr("Remove from the library"),
+            title=title,
             text=self.tr("Forget %1?").replace("%1", name),
             info=info,
             action=self.tr("Forget"),

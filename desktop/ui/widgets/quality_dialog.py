@@ -48,6 +48,7 @@ from shiboken6 import isValid
 from desktop.core.errors import ScoutError
 from desktop.core.hardware import HardwareProfile
 from desktop.core.quality import (
+    BUILTIN_TEXTS,
     ChoiceProgress,
     ChoiceResult,
     ChoiceSettings,
@@ -182,7 +183,7 @@ class QualityDialog(QDialog):
         loss_form.addRow(self.tr("Reference"), self.reference_combo)
         self.text_combo = QComboBox()
         self.text_combo.setObjectName("qualityText")
-        for name in ("en", "zh"):
+        for name in BUILTIN_TEXTS:
             self.text_combo.addItem(quality_text_name(name), name)
         self.text_combo.addItem(self.tr("A text file…"), "")
         self.text_combo.setCurrentIndex(self.text_combo.findData(default_quality_text()))
