@@ -29,3 +29,10 @@ def start(thread: threading.Thread) -> threading.Thread:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     return thread
+
+
+def quitting() -> bool:
+    """True once the main thread has ended: the program is quitting. Work still running on
+    another thread may then fail for that reason alone (``concurrent.futures`` refuses new work
+    once the main thread is done), which is not that work's failure to report."""
+    return not threading.main_thread().is_alive()

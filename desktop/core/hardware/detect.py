@@ -68,6 +68,9 @@ def probe(
         try:
             return fn()
         except Exception as exc:  # one failing source must never take the probe down
+            if threads.quitting():  # the app quit under the probe: nobody reads the result
+                log.debug("The %s probe stopped: the program is quitting (%s)", name, exc)
+                return fallback()
             log.warning("The %s probe failed: %s", name, exc, exc_info=log.isEnabledFor(10))
             notes.append(f"The {name} probe failed: {exc}.")
             return fallback()
